@@ -1,0 +1,30 @@
+# Procedures — the commands a newcomer and CI run. Only the Swift toolchain is needed.
+SWIFT ?= swift
+# Stress tests scale their iteration counts by this factor (1 = CI default).
+PROCEDURES_STRESS_SCALE ?= 1
+export PROCEDURES_STRESS_SCALE
+
+.PHONY: build test test-tsan demo bench bench-smoke docs format clean
+
+build:
+	$(SWIFT) build
+
+test:
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+# ThreadSanitizer is 5-15x slower: the stress tests run at a fifth of their size.
+test-tsan:
+	PROCEDURES_STRESS_SCALE=0.2 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+
+demo:
+	$(SWIFT) run procedures-demo
+
+bench:
+	cd Benchmarks && $(SWIFT) run -c release procedures-benchmarks
+
+bench-smoke:
+	cd Benchmarks && $(SWIFT) run -c release procedures-benchmarks --smoke
+
+clean:
+	rm -rf .build .build-tsan Benchmarks/.build
