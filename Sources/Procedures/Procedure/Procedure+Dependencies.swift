@@ -1,0 +1,99 @@
+import Foundation
+
+// Dependencies between procedures are tracked here rather than by Foundation: corelibs'
+// OperationQueue rescans every pending operation on every event, so parking not-ready
+// operations in it is quadratic. A waiting procedure instead counts its unfinished
+// dependencies; each dependency tells its waiters when it finishes. Dependencies on plain
+// `Operation`s are left to Foundation.
+extension Procedure {
+    func reportDependencyMisuse(_ what: String) {
+        ProcedureMisuse.report(
+            .invalidDependency,
+            "\(what); the call was ignored. Set up dependencies before adding procedures to a queue.",
+            subject: self)
+    }
+
+    // MARK: - Waiting for dependencies
+
+    enum ClaimResult {
+        case claimed
+        case alreadyInThisQueue
+        case inAnotherQueue
+        case finished
+        case started
+    }
+
+    /// Takes the procedure out of `initial`: it now belongs to `queue` (nil when started by
+    /// hand) and waits for its dependencies; `action` runs once it is ready (possibly before
+    /// this returns).
+    func claim(queue: ProcedureQueue?, then action: ReadyAction) -> ClaimResult {
+        let claimed = lock.withLock { () -> [Procedure]? in
+            guard state.phase == .initial else { return nil }
+            state.phase = .waiting
+            state.queue = queue
+            state.readyAction = action
+            // One extra count holds the gate shut while we register with the dependencies,
+            // so a dependency finishing meanwhile cannot open it early.
+            state.unfinishedDependencies = state.dependencies.count + 1
+            return state.dependencies
+        }
+        guard let dependencies = claimed else {
+            return lock.withLock {
+                if state.phase == .finished { return .finished }
+                if let owner = state.queue {
+                    return owner === queue ? .alreadyInThisQueue : .inAnotherQueue
+                }
+                return .started
+            }
+        }
+        var alreadyFinished = 1  // the gate's own count
+        for dependency in dependencies where !dependency.addWaiter(self) {
+            alreadyFinished += 1
+        }
+        if alreadyFinished <= dependencies.count { queue?.noteWaiting(self) }
+        let (readyAction, stillWaiting) = lock.withLock {
+            state.unfinishedDependencies -= alreadyFinished
+            return (state.becomeReadyIfPossible(), state.phase == .waiting)
+        }
+        if stillWaiting, let queue { queue.checkForCycle(through: self) }
+        perform(readyAction)
+        return .claimed
+    }
+
+    /// Registers `waiter` to be told when this procedure finishes; false if it already has.
+    func addWaiter(_ waiter: Procedure) -> Bool {
+        lock.withLock {
+            guard state.phase != .finished else { return false }
+            state.waiters.append(waiter)
+            return true
+        }
+    }
+
+    /// One of this procedure's dependencies finished.
+    func dependencyDidFinish() {
+        let action = lock.withLock { () -> ReadyAction? in
+            state.unfinishedDependencies -= 1
+            return state.becomeReadyIfPossible()
+        }
+        perform(action)
+    }
+
+    func perform(_ action: ReadyAction?) {
+        switch action {
+        case .none: return
+        case .enqueue(let queue): queue.enqueueReady(self)
+        case .start: startAfterWaiting()
+        }
+    }
+
+    /// True while the procedure waits in a queue for its dependencies.
+    var isWaiting: Bool { lock.withLock { state.phase == .waiting } }
+
+    /// The dependencies that are still waiting themselves (the only ones a cycle can run through).
+    var waitingDependencies: [Procedure] {
+        lock.withLock { state.dependencies }.filter { $0.isWaiting }
+    }
+
+    /// True if procedures wait on this one.
+    var hasWaiters: Bool { lock.withLock { !state.waiters.isEmpty } }
+}

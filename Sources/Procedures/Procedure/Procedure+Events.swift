@@ -1,0 +1,132 @@
+import Foundation
+
+// How a procedure handles its events. See `EventMailbox` for the one-at-a-time rule.
+extension Procedure {
+    /// Handles `event` now on this thread if no other event is being handled, else queues it.
+    func send(_ event: ProcedureEvent) {
+        let handleNow = lock.withLock { state.mailbox.claimOrPost(event) }
+        guard handleNow else { return }
+        handle(event)
+        drainEvents()
+    }
+
+    /// Queues `event` behind the one being handled (the caller is the handler).
+    func post(_ event: ProcedureEvent) {
+        let mustDrain = lock.withLock { state.mailbox.post(event) }
+        if mustDrain { drainEvents() }
+    }
+
+    private func drainEvents() {
+        while let event = lock.withLock({ state.mailbox.next() }) {
+            handle(event)
+        }
+    }
+
+    private func handle(_ event: ProcedureEvent) {
+        switch event {
+        case .cancel(let errors): handleCancel(errors: errors)
+        case .start: handleStart()
+        case .execute: handleExecute()
+        case .finish: handleFinish()
+        case .produce(let operation): handleProduce(operation)
+        case .lateDidFinish(let observer): observer.didFinish(self, errors: errors)
+        case .perform(let work): work()
+        }
+    }
+
+    private func handleCancel(errors: [any Error]) {
+        procedureWillCancel(withErrors: errors)
+        for observer in observers { observer.willCancel(self, errors: errors) }
+        let readyAction = lock.withLock { () -> ReadyAction? in
+            state.cancellation = .cancelled
+            return state.becomeReadyIfPossible()
+        }
+        // Foundation's own flag, so a plain OperationQueue holding this procedure (or waiting
+        // on plain-Operation dependencies for it) treats it as ready.
+        super.cancel()
+        cancellationDidTakeEffect(errors: errors)
+        perform(readyAction)
+        procedureDidCancel(withErrors: errors)
+        for observer in observers { observer.didCancel(self, errors: errors) }
+    }
+
+    private func handleStart() {
+        enum Next { case run, finish, cancelled }
+        let next: Next = lock.withLock {
+            if state.finishErrors != nil { return .finish }
+            return state.cancellation == .cancelled ? .cancelled : .run
+        }
+        switch next {
+        case .finish: post(.finish)
+        case .cancelled: startWhileCancelled()
+        case .run:
+            for observer in observers { observer.willExecute(self) }
+            // Queued, not called: a cancel or finish requested by a will-execute observer
+            // is handled first, and then `execute()` is skipped.
+            post(.execute)
+        }
+    }
+
+    private func handleExecute() {
+        enum Next { case execute, skip, cancelled }
+        let next: Next = lock.withLock {
+            guard state.phase == .started, state.finishErrors == nil else { return .skip }
+            if state.cancellation == .cancelled { return .cancelled }
+            state.phase = .executing
+            return .execute
+        }
+        switch next {
+        case .skip: return
+        case .cancelled: startWhileCancelled()
+        case .execute:
+            execute()
+            for observer in observers { observer.didExecute(self) }
+        }
+    }
+
+    private func handleFinish() {
+        let claimed = lock.withLock { () -> [any Error]? in
+            // A finish racing the start of an already-finished-before-start procedure can
+            // queue this event twice; the first one wins.
+            guard state.phase < .finishing else { return nil }
+            state.phase = .finishing
+            state.errors.append(contentsOf: state.finishErrors ?? [])
+            return state.errors
+        }
+        guard let errors = claimed else { return }
+        procedureWillFinish(withErrors: errors)
+        for observer in observers { observer.willFinish(self, errors: errors) }
+        let queue = lock.withLock { state.queue }
+        queue?.procedureWillFinish(self, errors: errors)
+
+        willChangeValue(forKey: "isFinished")
+        let (waiters, finalObservers) = lock.withLock {
+            state.phase = .finished
+            state.queue = nil
+            defer {
+                state.waiters = []
+                state.observers = []
+            }
+            return (state.waiters, state.observers)
+        }
+        // The only way corelibs' OperationQueue learns an asynchronous operation finished;
+        // sent after storing the state and outside our lock.
+        #if canImport(Darwin)
+            willChangeValue(forKey: "isExecuting")
+            didChangeValue(forKey: "isExecuting")
+        #endif
+        didChangeValue(forKey: "isFinished")
+        for waiter in waiters { waiter.dependencyDidFinish() }
+        queue?.procedureDidFinish(self, errors: errors)
+
+        procedureDidFinish(withErrors: errors)
+        for observer in finalObservers { observer.didFinish(self, errors: errors) }
+    }
+
+    private func handleProduce(_ operation: Operation) {
+        for observer in observers { observer.procedure(self, willAdd: operation) }
+        let queue = lock.withLock { state.queue }
+        queue?.addOperation(operation)
+        for observer in observers { observer.procedure(self, didAdd: operation) }
+    }
+}

@@ -1,0 +1,342 @@
+import Foundation
+
+/// A unit of asynchronous work: subclass it, override ``execute()``, and call ``finish()``
+/// when the work is done. Add it to a ``ProcedureQueue`` to run it.
+///
+/// ```swift
+/// final class Greet: Procedure, @unchecked Sendable {
+///     override func execute() {
+///         print("Hello")
+///         finish()
+///     }
+/// }
+/// queue.addOperation(Greet())
+/// ```
+///
+/// Subclasses restate `@unchecked Sendable` (Swift 6 asks every `Operation` subclass to) and
+/// keep that promise: their own stored state must be touched only from the procedure's
+/// callbacks, which never overlap, or under a lock of their own.
+///
+/// ## Callbacks never overlap
+///
+/// `execute()`, the `procedure…` hooks and every observer of one procedure run one at a
+/// time, in a defined order, never two at once. A `cancel()` or `finish()` called from inside
+/// one of them takes effect right after it returns. Callbacks run on whichever thread caused
+/// the event (the queue's worker for `execute()`, the caller of `cancel()` for the cancel
+/// hooks) unless another callback of the same procedure is running, in which case they run
+/// right after it, on its thread. No callback runs while the library holds a lock.
+///
+/// ## Event order
+///
+/// - Started normally: will-execute observers → `execute()` → did-execute observers →
+///   (whenever `finish` is called) `procedureWillFinish(withErrors:)` → will-finish observers →
+///   `isFinished` becomes true and dependents are released → `procedureDidFinish(withErrors:)`
+///   → did-finish observers.
+/// - Cancelled: `procedureWillCancel(withErrors:)` → will-cancel observers → `isCancelled`
+///   becomes true → `procedureDidCancel(withErrors:)` → did-cancel observers. This happens at
+///   most once, and never once the procedure has begun finishing (the first of cancel and
+///   finish wins).
+/// - Cancelled before it started: `execute()` is never called. The procedure is ready at once
+///   (it no longer waits for its dependencies) and finishes, carrying the cancel errors, as
+///   soon as its queue starts it.
+/// - Cancelled while executing: only the request is delivered; the procedure decides when to
+///   finish (typically from a did-cancel observer). ``DelayProcedure`` and ``GroupProcedure``
+///   finish promptly.
+/// - Finished twice: the second call is ignored and reported to ``ProcedureMisuse``.
+open class Procedure: Operation, @unchecked Sendable {
+    // @unchecked: every mutable field lives in `state`, read and written only under `lock`.
+    let lock = Lock()
+    var state = ProcedureState()
+
+    public override init() {
+        super.init()
+    }
+
+    // MARK: - Subclass hooks
+
+    /// Does the procedure's work. Override it and call ``finish()`` (now or later, from any
+    /// thread) exactly once when the work is done. The default finishes at once.
+    ///
+    /// Never called if the procedure was cancelled before it started.
+    open func execute() {
+        finish()
+    }
+
+    /// Called before the procedure becomes cancelled, before will-cancel observers.
+    open func procedureWillCancel(withErrors errors: [any Error]) {}
+
+    /// Called once the procedure is cancelled, before did-cancel observers. Override it in a
+    /// final class to stop work and finish; in an open class prefer a did-cancel observer,
+    /// which a subclass cannot override away.
+    open func procedureDidCancel(withErrors errors: [any Error]) {}
+
+    /// Called when the procedure begins finishing, before will-finish observers.
+    open func procedureWillFinish(withErrors errors: [any Error]) {}
+
+    /// Called once the procedure has finished, before did-finish observers.
+    open func procedureDidFinish(withErrors errors: [any Error]) {}
+
+    // MARK: - State
+
+    /// All errors the procedure carries: those it was cancelled with, then those it finished with.
+    public final var errors: [any Error] { lock.withLock { state.errors } }
+
+    /// True if the procedure carries at least one error.
+    public final var failed: Bool { lock.withLock { !state.errors.isEmpty } }
+
+    public final override var isAsynchronous: Bool { true }
+
+    /// True from the moment its queue starts it until it has finished.
+    public final override var isExecuting: Bool {
+        lock.withLock { state.phase >= .started && state.phase < .finished }
+    }
+
+    public final override var isFinished: Bool { lock.withLock { state.phase == .finished } }
+
+    /// True once the procedure is cancelled. It becomes true after the will-cancel hooks ran.
+    public final override var isCancelled: Bool {
+        lock.withLock { state.cancellation == .cancelled }
+    }
+
+    /// True once every dependency has finished, or once the procedure is cancelled.
+    public final override var isReady: Bool {
+        let (cancelled, phase, dependencies) = lock.withLock {
+            (state.cancellation == .cancelled, state.phase, state.dependencies)
+        }
+        if cancelled { return true }
+        if phase >= .ready { return super.isReady }
+        return dependencies.allSatisfy { $0.isFinished } && super.isReady
+    }
+
+    /// The procedure's name, for logs and test failure messages. Thread-safe.
+    open override var name: String? {
+        get { lock.withLock { state.name } }
+        set { lock.withLock { state.name = newValue } }
+    }
+
+    /// The name, or the type's name if none was set.
+    var displayName: String { name ?? String(describing: type(of: self)) }
+
+    // MARK: - Finishing
+
+    /// Finishes the procedure with no errors. See ``finish(withErrors:)``.
+    public final func finish() { finish(withErrors: []) }
+
+    /// Finishes the procedure with `error`, if any. See ``finish(withErrors:)``.
+    public final func finish(withError error: (any Error)?) {
+        finish(withErrors: error.map { [$0] } ?? [])
+    }
+
+    /// Finishes the procedure, adding `errors` to ``errors``.
+    ///
+    /// Call it exactly once, from any thread. The first call wins; a later call is ignored and
+    /// reported as ``ProcedureMisuse/Kind/finishedTwice``. Called before the procedure has
+    /// started (from a will-execute or did-cancel observer, say), it is remembered: `execute()`
+    /// is then skipped and the procedure finishes as soon as its queue starts it.
+    public final func finish(withErrors errors: [any Error]) {
+        if !requestFinish(errors: errors) {
+            ProcedureMisuse.report(
+                .finishedTwice,
+                "\(displayName) was finished twice; the second finish was ignored. Make sure exactly one code path calls finish().",
+                subject: self)
+        }
+    }
+
+    /// Finishing that the framework does on the procedure's behalf: losing to an earlier
+    /// finish is expected there, not misuse.
+    func finishAutomatically(withErrors errors: [any Error] = []) {
+        _ = requestFinish(errors: errors)
+    }
+
+    /// Returns false if the procedure had already begun finishing.
+    private func requestFinish(errors: [any Error]) -> Bool {
+        switch lock.withLock({ state.requestFinish(errors: errors) }) {
+        case .duplicate: return false
+        case .deferred: return true
+        case .post:
+            send(.finish)
+            return true
+        }
+    }
+
+    // MARK: - Cancelling
+
+    /// Cancels the procedure without errors. See ``cancel(withErrors:)``.
+    public final override func cancel() { cancel(withErrors: []) }
+
+    /// Cancels the procedure with `error`. See ``cancel(withErrors:)``.
+    public final func cancel(withError error: any Error) { cancel(withErrors: [error]) }
+
+    /// Asks the procedure to stop, recording `errors`.
+    ///
+    /// Only the first cancel has an effect, and none once the procedure has begun finishing.
+    /// The cancel hooks run right away on this thread, or, if another callback of the
+    /// procedure is running, right after it returns; `isCancelled` becomes true between the
+    /// will-cancel and the did-cancel hooks. A procedure that has not started will not
+    /// execute; one that is executing must finish itself.
+    public final func cancel(withErrors errors: [any Error]) {
+        guard lock.withLock({ state.requestCancel(errors: errors) }) == .post else { return }
+        send(.cancel(errors: errors))
+    }
+
+    // MARK: - Starting
+
+    /// Runs the procedure. Its queue calls this; you normally never do.
+    ///
+    /// Called by hand on a procedure that belongs to no queue, it runs it as Foundation
+    /// would, waiting first for its dependencies (without blocking). Called on a procedure a
+    /// ``ProcedureQueue`` owns before the queue started it, or called a second time, it is
+    /// ignored and reported as ``ProcedureMisuse/Kind/startedOutsideQueue``.
+    public final override func start() {
+        enum Decision { case run, misuse, claimAndWait }
+        let decision: Decision = lock.withLock {
+            switch state.phase {
+            case .ready:
+                state.phase = .started
+                return .run
+            case .initial:
+                return .claimAndWait
+            default:
+                return .misuse
+            }
+        }
+        switch decision {
+        case .run:
+            #if canImport(Darwin)
+                willChangeValue(forKey: "isExecuting")
+                didChangeValue(forKey: "isExecuting")
+            #endif
+            send(.start)
+        case .claimAndWait:
+            if case .claimed = claim(queue: nil, then: .start) { return }
+            reportStartMisuse()
+        case .misuse:
+            reportStartMisuse()
+        }
+    }
+
+    private func reportStartMisuse() {
+        ProcedureMisuse.report(
+            .startedOutsideQueue,
+            "start() was called on \(displayName), which is already running, finished, or owned by a ProcedureQueue that will start it; the call was ignored. Add procedures to a ProcedureQueue and let it start them.",
+            subject: self)
+    }
+
+    /// Moves a procedure that became ready through its `ready` phase into `started`, for the
+    /// "started by hand, waited for dependencies" path.
+    func startAfterWaiting() {
+        let run = lock.withLock { () -> Bool in
+            guard state.phase == .ready else { return false }
+            state.phase = .started
+            return true
+        }
+        if run { send(.start) }
+    }
+
+    /// What a procedure that was cancelled before `execute()` does when its queue starts it.
+    /// The default finishes at once; a group overrides it to let its children finish first.
+    func startWhileCancelled() {
+        finishAutomatically()
+    }
+
+    /// Called once the cancelled flag is set, before the did-cancel hooks; groups use it to
+    /// cancel their children.
+    func cancellationDidTakeEffect(errors: [any Error]) {}
+
+    // MARK: - Producing
+
+    /// Adds `operation` to the queue this procedure runs on, with will-add and did-add
+    /// observers around it.
+    ///
+    /// The operation is added right after the current callback returns, and always before a
+    /// `finish()` called later from the same callback takes effect, so a ``GroupProcedure``
+    /// counts it as its child before this procedure finishes.
+    ///
+    /// - Throws: ``ProcedureError/produceRequiresRunningProcedure`` if the procedure is not
+    ///   running on a queue (reported to ``ProcedureMisuse`` as well).
+    public final func produce(_ operation: Operation) throws {
+        let running = lock.withLock {
+            state.queue != nil && (state.phase == .started || state.phase == .executing)
+        }
+        guard running else {
+            ProcedureMisuse.report(
+                .produceWithoutQueue,
+                "\(displayName) called produce(_:) while not running on a ProcedureQueue; the operation was not added.",
+                subject: self)
+            throw ProcedureError.produceRequiresRunningProcedure
+        }
+        send(.produce(operation))
+    }
+
+    // MARK: - Dependencies
+
+    /// Makes this procedure wait for `operation` to finish before it starts.
+    ///
+    /// Add dependencies before adding the procedure to a queue. Afterwards (or for a
+    /// procedure depending on itself) the call is ignored and reported as
+    /// ``ProcedureMisuse/Kind/invalidDependency``. A cancelled procedure no longer waits.
+    public final override func addDependency(_ operation: Operation) {
+        guard operation !== self else {
+            reportDependencyMisuse("\(displayName) cannot depend on itself")
+            return
+        }
+        let accepted = lock.withLock { () -> Bool in
+            guard state.phase == .initial else { return false }
+            if let procedure = operation as? Procedure { state.dependencies.append(procedure) }
+            return true
+        }
+        guard accepted else {
+            reportDependencyMisuse("addDependency was called on \(displayName) after it was added to a queue or started")
+            return
+        }
+        if !(operation is Procedure) { super.addDependency(operation) }
+    }
+
+    /// Makes several dependencies at once. See ``addDependency(_:)``.
+    public final func addDependencies(_ operations: some Sequence<Operation>) {
+        for operation in operations { addDependency(operation) }
+    }
+
+    /// Removes a dependency. Like ``addDependency(_:)``, only before the procedure is enqueued.
+    public final override func removeDependency(_ operation: Operation) {
+        let accepted = lock.withLock { () -> Bool in
+            guard state.phase == .initial else { return false }
+            state.dependencies.removeAll { $0 === operation }
+            return true
+        }
+        guard accepted else {
+            reportDependencyMisuse("removeDependency was called on \(displayName) after it was added to a queue or started")
+            return
+        }
+        if !(operation is Procedure) { super.removeDependency(operation) }
+    }
+
+    /// Every operation this procedure depends on, procedures first.
+    public final override var dependencies: [Operation] {
+        var seen = Set<ObjectIdentifier>()
+        let procedures = lock.withLock { state.dependencies }.filter {
+            seen.insert(ObjectIdentifier($0)).inserted
+        }
+        return procedures + super.dependencies
+    }
+
+    // MARK: - Observers
+
+    /// Attaches `observer`; it receives every later event of this procedure.
+    ///
+    /// An observer added after the procedure finished receives `didFinish` once.
+    public final func addObserver(_ observer: any ProcedureObserver) {
+        let late = lock.withLock { () -> Bool in
+            if state.phase == .finished { return true }
+            state.observers.append(observer)
+            return false
+        }
+        if late { send(.lateDidFinish(observer)) }
+    }
+
+    /// The observers, copied under the lock so they can be called without it.
+    var observers: [any ProcedureObserver] { lock.withLock { state.observers } }
+
+    /// Plain `Operation.main()` is not used: procedures run ``execute()``.
+    public final override func main() {}
+}

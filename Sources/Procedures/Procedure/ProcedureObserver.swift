@@ -1,0 +1,43 @@
+import Foundation
+
+/// Receives the events of the procedures it is attached to.
+///
+/// Every method has a default that does nothing, so an observer implements only what it
+/// needs. Observers of one procedure are called one at a time, in the order they were added,
+/// never at the same time as any other callback of that procedure (its `execute()`, its
+/// `procedure…` overrides, its other observers). They may call `cancel()` or `finish()` on
+/// the procedure: the request is handled right after the current callback returns.
+///
+/// Attach one with ``Procedure/addObserver(_:)``, or use the block forms such as
+/// ``ObservableProcedure/addDidFinishBlockObserver(_:)``.
+public protocol ProcedureObserver: Sendable {
+    /// Before `execute()` is called. Cancelling or finishing here skips `execute()`.
+    func willExecute(_ procedure: Procedure)
+    /// After `execute()` returns (the procedure may still be running asynchronously).
+    func didExecute(_ procedure: Procedure)
+    /// Before `isCancelled` becomes true. Runs at most once, and never for a procedure that has
+    /// begun finishing.
+    func willCancel(_ procedure: Procedure, errors: [any Error])
+    /// After `isCancelled` became true and `procedureDidCancel(withErrors:)` ran.
+    func didCancel(_ procedure: Procedure, errors: [any Error])
+    /// Before an operation made by ``Procedure/produce(_:)`` is added to the queue.
+    func procedure(_ procedure: Procedure, willAdd operation: Operation)
+    /// After an operation made by ``Procedure/produce(_:)`` was added to the queue.
+    func procedure(_ procedure: Procedure, didAdd operation: Operation)
+    /// The procedure is finishing with these errors; `isFinished` is still false.
+    func willFinish(_ procedure: Procedure, errors: [any Error])
+    /// The procedure finished: `isFinished` is true and its dependents may already be running.
+    /// An observer added after the procedure finished gets this call too, once.
+    func didFinish(_ procedure: Procedure, errors: [any Error])
+}
+
+extension ProcedureObserver {
+    public func willExecute(_ procedure: Procedure) {}
+    public func didExecute(_ procedure: Procedure) {}
+    public func willCancel(_ procedure: Procedure, errors: [any Error]) {}
+    public func didCancel(_ procedure: Procedure, errors: [any Error]) {}
+    public func procedure(_ procedure: Procedure, willAdd operation: Operation) {}
+    public func procedure(_ procedure: Procedure, didAdd operation: Operation) {}
+    public func willFinish(_ procedure: Procedure, errors: [any Error]) {}
+    public func didFinish(_ procedure: Procedure, errors: [any Error]) {}
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// Where a procedure is in its life. Only ever moves forward.
+enum ProcedurePhase: UInt8, Comparable {
+    /// Created; not yet claimed by a queue or started.
+    case initial
+    /// Claimed by a queue (or started by hand) but waiting for dependencies to finish.
+    case waiting
+    /// Ready: handed to the underlying `OperationQueue`, which will call `start()`.
+    case ready
+    /// `start()` was accepted; the start events are queued or running.
+    case started
+    /// `execute()` has been called.
+    case executing
+    /// The finish event is being handled (will-finish hooks run now).
+    case finishing
+    /// `isFinished` is true.
+    case finished
+
+    static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// Cancellation moves from `none` to `requested` (decided, will-cancel hooks not yet run) to
+/// `cancelled` (the flag callers see).
+enum CancellationPhase: UInt8 {
+    case none, requested, cancelled
+}
+
+/// What to do once a waiting procedure becomes ready.
+enum ReadyAction {
+    /// Hand it to this queue's underlying `OperationQueue`.
+    case enqueue(ProcedureQueue)
+    /// `start()` was already called (by hand, or by a plain `OperationQueue`): run it.
+    case start
+}
+
+/// All mutable state of a procedure, guarded by the procedure's lock.
+///
+/// Kept as one value so the rules live in one place and every transition reads as a small
+/// mutating method that returns what the caller must do after unlocking.
+struct ProcedureState {
+    var phase: ProcedurePhase = .initial
+    var cancellation: CancellationPhase = .none
+    var errors: [any Error] = []
+    /// Set by the first accepted `finish`; its presence means "began finishing".
+    var finishErrors: [any Error]?
+    var mailbox = EventMailbox()
+    var observers: [any ProcedureObserver] = []
+    var name: String?
+
+    /// The queue that owns the procedure (set when added, cleared when finished).
+    var queue: ProcedureQueue?
+    /// Procedures this one depends on (what `addDependency` recorded).
+    var dependencies: [Procedure] = []
+    /// How many of those have not finished yet, while waiting.
+    var unfinishedDependencies = 0
+    var readyAction: ReadyAction?
+    /// Procedures waiting on this one; told when it finishes.
+    var waiters: [Procedure] = []
+
+    var hasBegunFinishing: Bool { finishErrors != nil || phase >= .finishing }
+
+    /// Outcome of a cancel request.
+    enum CancelDecision { case ignore, post }
+
+    mutating func requestCancel(errors: [any Error]) -> CancelDecision {
+        guard cancellation == .none, !hasBegunFinishing else { return .ignore }
+        cancellation = .requested
+        self.errors.append(contentsOf: errors)
+        return .post
+    }
+
+    /// Outcome of a finish request.
+    enum FinishDecision {
+        /// Already finishing or finished: a second finish.
+        case duplicate
+        /// Not started yet: recorded, applied when the queue starts the procedure.
+        case deferred
+        /// Queue the finish event.
+        case post
+    }
+
+    mutating func requestFinish(errors: [any Error]) -> FinishDecision {
+        if hasBegunFinishing { return .duplicate }
+        finishErrors = errors
+        return phase >= .started ? .post : .deferred
+    }
+
+    /// Marks the procedure ready if it is waiting and nothing holds it back any more.
+    mutating func becomeReadyIfPossible() -> ReadyAction? {
+        guard phase == .waiting,
+            unfinishedDependencies == 0 || cancellation == .cancelled,
+            let action = readyAction
+        else { return nil }
+        phase = .ready
+        readyAction = nil
+        return action
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+/// An `OperationQueue` for procedures (plain `Operation`s are welcome too).
+///
+/// It keeps a procedure whose dependencies have not finished out of the underlying
+/// `OperationQueue` and hands it over the moment it becomes ready. corelibs Foundation
+/// rescans every pending operation on each scheduling event, so a queue that parked 10,000
+/// chained operations took about 21 s; handing over only ready procedures keeps chains and
+/// fan-outs linear. `maxConcurrentOperationCount`, `isSuspended` and `underlyingQueue` work
+/// as on `OperationQueue`.
+///
+/// ```swift
+/// let queue = ProcedureQueue()
+/// let download = DownloadProcedure(url)
+/// let parse = ParseProcedure()
+/// parse.addDependency(download)
+/// queue.addOperations([download, parse], waitUntilFinished: false)
+/// ```
+///
+/// A dependency cycle among the procedures a queue holds is detected when the procedure
+/// that closes it is added: every procedure on the cycle is cancelled with
+/// ``ProcedureError/dependencyCycle(names:)`` (so it finishes, and so does everything
+/// waiting on it), and the cycle is reported to ``ProcedureMisuse``.
+open class ProcedureQueue: OperationQueue, @unchecked Sendable {
+    // @unchecked: `waiting` and `storedDelegate` are guarded by `lock`; `owningGroup` is set
+    // once, before the queue is shared.
+    private let lock = Lock()
+    private var waiting: [ObjectIdentifier: Procedure] = [:]
+    private weak var storedDelegate: (any ProcedureQueueDelegate)?
+
+    /// Set by a ``GroupProcedure`` on its private queue: everything added becomes its child.
+    weak var owningGroup: GroupProcedure?
+
+    public override init() {
+        super.init()
+    }
+
+    /// Told about additions and finishes. Held weakly.
+    public var delegate: (any ProcedureQueueDelegate)? {
+        get { lock.withLock { storedDelegate } }
+        set { lock.withLock { storedDelegate = newValue } }
+    }
+
+    // MARK: - Adding
+
+    /// Adds `operation`. A procedure runs once its dependencies have finished (or once it is
+    /// cancelled). Adding a procedure twice, to a second queue, or after it finished is
+    /// ignored and reported to ``ProcedureMisuse``.
+    open override func addOperation(_ operation: Operation) {
+        if let group = owningGroup {
+            group.adoptChild(operation)
+        } else {
+            enqueue(operation)
+        }
+    }
+
+    open override func addOperation(_ block: @escaping @Sendable () -> Void) {
+        addOperation(BlockOperation(block: block))
+    }
+
+    /// Adds `operations` in order. With `wait` true it blocks the calling thread until they
+    /// have all finished, as `OperationQueue` does; never ask for that on a queue's own
+    /// thread or in `async` code.
+    open override func addOperations(_ operations: [Operation], waitUntilFinished wait: Bool) {
+        for operation in operations { addOperation(operation) }
+        // Blocking only because the caller asked for it through Foundation's API.
+        if wait { for operation in operations { operation.waitUntilFinished() } }
+    }
+
+    /// Adds without a group's adoption step: the group has already counted the child.
+    func enqueue(_ operation: Operation) {
+        guard let procedure = operation as? Procedure else {
+            let delegate = self.delegate
+            delegate?.procedureQueue(self, willAdd: operation)
+            super.addOperation(operation)
+            delegate?.procedureQueue(self, didAdd: operation)
+            return
+        }
+        let delegate = self.delegate
+        if procedure.lock.withLock({ procedure.state.phase == .initial }) {
+            delegate?.procedureQueue(self, willAdd: procedure)
+        }
+        switch procedure.claim(queue: self, then: .enqueue(self)) {
+        case .claimed:
+            delegate?.procedureQueue(self, didAdd: procedure)
+        case .alreadyInThisQueue:
+            reportAddMisuse(.addedTwice, procedure, "was added twice to the same queue; the second add was ignored.")
+        case .inAnotherQueue, .started:
+            reportAddMisuse(.addedToSecondQueue, procedure, "already belongs to another queue (or was started by hand); a procedure runs on exactly one queue. The add was ignored; create a new procedure instead.")
+        case .finished:
+            reportAddMisuse(.addedAfterFinishing, procedure, "has already finished and cannot run again; the add was ignored. Create a new procedure instead.")
+        }
+    }
+
+    private func reportAddMisuse(_ kind: ProcedureMisuse.Kind, _ procedure: Procedure, _ what: String) {
+        ProcedureMisuse.report(kind, "\(procedure.displayName) \(what)", subject: procedure)
+    }
+
+    /// Called by a procedure that claimed this queue and is still waiting for dependencies.
+    func noteWaiting(_ procedure: Procedure) {
+        lock.withLock {
+            // Lock order: queue, then procedure. Nothing takes them the other way round.
+            if procedure.isWaiting { waiting[ObjectIdentifier(procedure)] = procedure }
+        }
+    }
+
+    /// A procedure became ready: hand it to Foundation's queue, which will start it.
+    func enqueueReady(_ procedure: Procedure) {
+        lock.withLock { _ = waiting.removeValue(forKey: ObjectIdentifier(procedure)) }
+        super.addOperation(procedure)
+    }
+
+    // MARK: - Finishing
+
+    func procedureWillFinish(_ procedure: Procedure, errors: [any Error]) {
+        delegate?.procedureQueue(self, willFinish: procedure, withErrors: errors)
+    }
+
+    func procedureDidFinish(_ procedure: Procedure, errors: [any Error]) {
+        delegate?.procedureQueue(self, didFinish: procedure, withErrors: errors)
+        owningGroup?.childDidFinish(procedure, errors: errors)
+    }
+
+    // MARK: - Inspecting and cancelling
+
+    /// How many procedures wait in this queue for their dependencies. Foundation's
+    /// `operationCount` and `operations` (which cannot be overridden) do not include them.
+    public var waitingProcedureCount: Int { lock.withLock { waiting.count } }
+
+    /// Cancels every operation in the queue, including waiting procedures.
+    open override func cancelAllOperations() {
+        let parked = lock.withLock { Array(waiting.values) }
+        for procedure in parked { procedure.cancel() }
+        super.cancelAllOperations()
+    }
+
+    /// Blocks until every operation, waiting procedures included, has finished. Like
+    /// Foundation's, never call it from the queue's own operations or from `async` code.
+    open override func waitUntilAllOperationsAreFinished() {
+        // Blocking only because the caller asked for it through Foundation's API.
+        while true {
+            let parked = lock.withLock { Array(waiting.values) }
+            for procedure in parked { procedure.waitUntilFinished() }
+            super.waitUntilAllOperationsAreFinished()
+            if lock.withLock({ waiting.isEmpty }) { return }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// Told when a ``ProcedureQueue`` adds operations and when its procedures finish.
+///
+/// Every method has a default that does nothing. Guarantees: `willAdd` comes before the
+/// operation can start; `willFinish` comes before `isFinished` becomes true, inside the
+/// procedure's own (non-overlapping) callbacks; `didFinish` comes after. Calls for different
+/// operations may arrive concurrently, on any thread. `didAdd` may arrive after the operation
+/// has already started or even finished. Plain `Operation`s get add calls only: corelibs
+/// Foundation offers no way to observe their finishing.
+public protocol ProcedureQueueDelegate: AnyObject, Sendable {
+    /// `operation` is about to be added.
+    func procedureQueue(_ queue: ProcedureQueue, willAdd operation: Operation)
+    /// `operation` was added.
+    func procedureQueue(_ queue: ProcedureQueue, didAdd operation: Operation)
+    /// `procedure` is finishing with `errors`.
+    func procedureQueue(_ queue: ProcedureQueue, willFinish procedure: Procedure, withErrors errors: [any Error])
+    /// `procedure` finished with `errors`.
+    func procedureQueue(_ queue: ProcedureQueue, didFinish procedure: Procedure, withErrors errors: [any Error])
+}
+
+extension ProcedureQueueDelegate {
+    public func procedureQueue(_ queue: ProcedureQueue, willAdd operation: Operation) {}
+    public func procedureQueue(_ queue: ProcedureQueue, didAdd operation: Operation) {}
+    public func procedureQueue(
+        _ queue: ProcedureQueue, willFinish procedure: Procedure, withErrors errors: [any Error]
+    ) {}
+    public func procedureQueue(
+        _ queue: ProcedureQueue, didFinish procedure: Procedure, withErrors errors: [any Error]
+    ) {}
+}
