@@ -115,7 +115,21 @@ open class Procedure: Operation, @unchecked Sendable {
     }
 
     /// The name, or the type's name if none was set.
-    var displayName: String { name ?? String(describing: type(of: self)) }
+    package var displayName: String { name ?? String(describing: type(of: self)) }
+
+    /// True once a queue has taken the procedure (or it was started by hand).
+    package var isEnqueued: Bool { lock.withLock { state.phase != .initial } }
+
+    /// One line on where the procedure is in its life, for failure messages.
+    package var stateSummary: String {
+        let (phase, cancellation, errors) = lock.withLock {
+            (state.phase, state.cancellation, state.errors)
+        }
+        var summary = "\(displayName): \(phase)"
+        if cancellation != .none { summary += ", \(cancellation)" }
+        if !errors.isEmpty { summary += ", errors: \(errors)" }
+        return summary
+    }
 
     // MARK: - Finishing
 

@@ -1,0 +1,2 @@
+// Tests that import ProceduresTesting get the library too.
+@_exported import Procedures

@@ -1,0 +1,50 @@
+import Foundation
+import Procedures
+import XCTest
+
+extension XCTestCase {
+    /// Runs `procedures` (adding those not yet on a queue to `queue`, or to a new
+    /// ``ProcedureQueue``) and waits, without blocking the procedures' threads, until every one
+    /// has finished and its did-finish observers have run.
+    ///
+    /// On timeout the test fails with one line per unfinished procedure saying where it is
+    /// (waiting, executing, cancelled…) so a forgotten `finish()` is easy to spot.
+    ///
+    /// ```swift
+    /// let procedure = MyProcedure()
+    /// wait(for: procedure)
+    /// assertProcedureFinished(procedure)
+    /// ```
+    public func wait(
+        for procedures: Procedure..., on queue: ProcedureQueue? = nil, timeout: TimeInterval = 10,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        wait(forAll: procedures, on: queue, timeout: timeout, file: file, line: line)
+    }
+
+    /// The array form of ``wait(for:on:timeout:file:line:)``.
+    public func wait(
+        forAll procedures: [Procedure], on queue: ProcedureQueue? = nil, timeout: TimeInterval = 10,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        // One expectation for all: XCTWaiter's cost grows with the square of the number of
+        // expectations, which matters for thousands of procedures.
+        let finished = XCTestExpectation(description: "\(procedures.count) procedure(s) finished")
+        finished.expectedFulfillmentCount = max(procedures.count, 1)
+        if procedures.isEmpty { finished.fulfill() }
+        for procedure in procedures {
+            procedure.addDidFinishBlockObserver { _, _ in finished.fulfill() }
+        }
+        let notEnqueued = procedures.filter { !$0.isEnqueued }
+        if !notEnqueued.isEmpty {
+            (queue ?? ProcedureQueue()).addOperations(notEnqueued, waitUntilFinished: false)
+        }
+        let result = XCTWaiter().wait(for: [finished], timeout: timeout)
+        guard result != .completed else { return }
+        let unfinished = procedures.filter { !$0.isFinished }
+        let lines = unfinished.map { "  - \($0.stateSummary)" }.joined(separator: "\n")
+        XCTFail(
+            "Timed out after \(timeout) s waiting for \(unfinished.count) of \(procedures.count) procedure(s) to finish (\(result)):\n\(lines)\nDid every code path call finish()?",
+            file: file, line: line)
+    }
+}
