@@ -1,0 +1,176 @@
+import Foundation
+import ProceduresTesting
+import XCTest
+
+// Helpers shared by the procedure-core and queue tests. Names carry a `Core` prefix so they
+// cannot collide with helpers of other test files in this target.
+
+/// A test case that captures every `ProcedureMisuse` report made while it runs and restores
+/// the previous handler afterwards.
+class CoreTestCase: XCTestCase {
+    private var previousMisuseHandler: (@Sendable (ProcedureMisuse) -> Void)?
+    private let reports = LockedBox<[ProcedureMisuse]>([])
+
+    override func setUp() {
+        super.setUp()
+        previousMisuseHandler = ProcedureMisuse.handler
+        let reports = self.reports
+        reports.mutate { $0.removeAll() }
+        ProcedureMisuse.handler = { report in reports.mutate { $0.append(report) } }
+    }
+
+    override func tearDown() {
+        if let previousMisuseHandler { ProcedureMisuse.handler = previousMisuseHandler }
+        previousMisuseHandler = nil
+        super.tearDown()
+    }
+
+    /// The kinds of the misuse reports made about `subject` so far, in order.
+    func misuseKinds(of subject: AnyObject) -> [ProcedureMisuse.Kind] {
+        misuseReports(of: subject).map(\.kind)
+    }
+
+    /// The misuse reports made about `subject` so far, in order.
+    func misuseReports(of subject: AnyObject) -> [ProcedureMisuse] {
+        let id = ObjectIdentifier(subject)
+        return reports.value.filter { $0.subject == id }
+    }
+
+    /// A procedure that stays executing until `finish()` is called on it: a dependency the
+    /// test controls.
+    func makeGate(_ name: String = "gate") -> BlockProcedure {
+        let gate = BlockProcedure(asyncBlock: { _ in })
+        gate.name = name
+        return gate
+    }
+
+    /// An expectation fulfilled when `procedure` is inside `execute()` or later (its
+    /// did-execute observers run).
+    func expectExecuted(_ procedure: Procedure) -> XCTestExpectation {
+        let executed = expectation(description: "\(procedure.name ?? "procedure") executed")
+        procedure.addDidExecuteBlockObserver { _ in executed.fulfill() }
+        return executed
+    }
+}
+
+/// An ordered log of callbacks (overrides, `execute()` and observers), each entry recorded
+/// through a `ProcedureEventRecorder` so overlapping callbacks fail the test.
+final class CoreTrace: @unchecked Sendable {
+    // @unchecked: `entries` lives in a LockedBox; `recorder` is thread-safe.
+    let recorder: ProcedureEventRecorder
+    private let box = LockedBox<[String]>([])
+
+    init(file: StaticString = #filePath, line: UInt = #line) {
+        recorder = ProcedureEventRecorder(file: file, line: line)
+    }
+
+    var entries: [String] { box.value }
+
+    func log(_ entry: String, of procedure: Procedure, as event: ProcedureEventRecorder.Event = .other) {
+        recorder.record(event, of: procedure) { box.mutate { $0.append(entry) } }
+    }
+
+    /// Adds an observer that logs every observer event of `procedure`, running `body` (if
+    /// given) inside the callback of `event`.
+    func observe(
+        _ procedure: Procedure, reactingTo event: ProcedureEventRecorder.Event? = nil,
+        with body: (@Sendable (Procedure) -> Void)? = nil
+    ) {
+        procedure.addObserver(CoreTraceObserver(trace: self, event: event, body: body))
+    }
+}
+
+/// Logs each observer event into a `CoreTrace`, optionally reacting to one of them.
+struct CoreTraceObserver: ProcedureObserver {
+    let trace: CoreTrace
+    let event: ProcedureEventRecorder.Event?
+    let body: (@Sendable (Procedure) -> Void)?
+
+    private func log(_ kind: ProcedureEventRecorder.Event, _ procedure: Procedure) {
+        trace.log(kind.rawValue, of: procedure, as: kind)
+        // Reacting inside the callback (outside the recorder's bracket is fine: the
+        // reaction's own events are queued behind this callback, never nested).
+        if kind == event { body?(procedure) }
+    }
+
+    func willExecute(_ procedure: Procedure) { log(.willExecute, procedure) }
+    func didExecute(_ procedure: Procedure) { log(.didExecute, procedure) }
+    func willCancel(_ procedure: Procedure, errors: [any Error]) { log(.willCancel, procedure) }
+    func didCancel(_ procedure: Procedure, errors: [any Error]) { log(.didCancel, procedure) }
+    func procedure(_ procedure: Procedure, willAdd operation: Operation) { log(.willAdd, procedure) }
+    func procedure(_ procedure: Procedure, didAdd operation: Operation) { log(.didAdd, procedure) }
+    func willFinish(_ procedure: Procedure, errors: [any Error]) { log(.willFinish, procedure) }
+    func didFinish(_ procedure: Procedure, errors: [any Error]) { log(.didFinish, procedure) }
+}
+
+/// A procedure that logs its overrides and `execute()` into a `CoreTrace` (with the
+/// cancelled flag where it matters) and whose `execute()` and did-cancel reaction are
+/// supplied by the test.
+final class CoreTracedProcedure: Procedure, @unchecked Sendable {
+    // @unchecked: every stored property is immutable.
+    let trace: CoreTrace
+    private let onExecute: @Sendable (CoreTracedProcedure) -> Void
+    private let onDidCancel: (@Sendable (CoreTracedProcedure) -> Void)?
+
+    /// - Parameters:
+    ///   - observed: also log every observer event (added first, before any test observer).
+    ///   - onExecute: the body of `execute()`; the default finishes at once.
+    ///   - onDidCancel: run from the `procedureDidCancel(withErrors:)` override.
+    init(
+        _ name: String, trace: CoreTrace, observed: Bool = true,
+        onExecute: @escaping @Sendable (CoreTracedProcedure) -> Void = { $0.finish() },
+        onDidCancel: (@Sendable (CoreTracedProcedure) -> Void)? = nil
+    ) {
+        self.trace = trace
+        self.onExecute = onExecute
+        self.onDidCancel = onDidCancel
+        super.init()
+        self.name = name
+        if observed { trace.observe(self) }
+    }
+
+    override func execute() {
+        trace.log("execute", of: self, as: .execute)
+        onExecute(self)
+    }
+
+    override func procedureWillCancel(withErrors errors: [any Error]) {
+        trace.log("procedureWillCancel(cancelled: \(isCancelled))", of: self)
+    }
+
+    override func procedureDidCancel(withErrors errors: [any Error]) {
+        trace.log("procedureDidCancel(cancelled: \(isCancelled))", of: self)
+        onDidCancel?(self)
+    }
+
+    override func procedureWillFinish(withErrors errors: [any Error]) {
+        trace.log("procedureWillFinish(finished: \(isFinished))", of: self)
+    }
+
+    override func procedureDidFinish(withErrors errors: [any Error]) {
+        trace.log("procedureDidFinish(finished: \(isFinished))", of: self)
+    }
+}
+
+/// Counts how many callers are inside a region at once and remembers the maximum.
+final class CoreConcurrencyCounter: @unchecked Sendable {
+    // @unchecked: the counts live in a LockedBox.
+    private let counts = LockedBox<(current: Int, maximum: Int)>((0, 0))
+
+    func enter() {
+        counts.mutate {
+            $0.current += 1
+            $0.maximum = max($0.maximum, $0.current)
+        }
+    }
+
+    func leave() { counts.mutate { $0.current -= 1 } }
+
+    var maximum: Int { counts.value.maximum }
+}
+
+/// True if `errors` is exactly the given test errors, in order.
+func coreErrors(_ errors: [any Error], equal expected: [TestError]) -> Bool {
+    let actual = errors.compactMap { $0 as? TestError }
+    return actual.count == errors.count && actual == expected
+}

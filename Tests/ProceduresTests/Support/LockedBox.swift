@@ -1,0 +1,11 @@
+import Foundation
+
+/// A value behind a lock, for collecting results from callbacks on any thread.
+final class LockedBox<T>: @unchecked Sendable {
+    // @unchecked: `stored` is only touched under `lock`.
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T { lock.withLock { stored } }
+    func mutate<R>(_ body: (inout T) -> R) -> R { lock.withLock { body(&stored) } }
+}
