@@ -1,0 +1,75 @@
+import Foundation
+import ProceduresTesting
+import XCTest
+
+/// Semantic 5: the first finish wins; a later one is ignored and reported, never a crash.
+final class FinishTests: CoreTestCase {
+    func testFirstFinishWinsAndSecondIsReportedAsFinishedTwice() {
+        let first = TestError("first")
+        let trace = CoreTrace()
+        let procedure = CoreTracedProcedure("twice", trace: trace) { procedure in
+            procedure.finish(withError: first)
+            procedure.finish(withError: TestError("second"))
+        }
+        wait(for: procedure)
+        assertProcedureFinishedWithErrors(procedure, count: 1)
+        XCTAssertTrue(coreErrors(procedure.errors, equal: [first]), "\(procedure.errors)")
+        XCTAssertEqual(misuseKinds(of: procedure), [.finishedTwice])
+        XCTAssertEqual(trace.entries.filter { $0 == "didFinish" }.count, 1)
+    }
+
+    func testFinishAfterFinishedIsReportedAndChangesNothing() {
+        let procedure = TestProcedure(name: "done")
+        wait(for: procedure)
+        procedure.finish(withError: TestError("late"))
+        assertProcedureFinished(procedure)
+        XCTAssertEqual(misuseKinds(of: procedure), [.finishedTwice])
+        let report = misuseReports(of: procedure).first
+        XCTAssertTrue(report?.message.contains("done") ?? false, "the report names the procedure: \(String(describing: report))")
+    }
+
+    func testConcurrentFinishesExactlyOneWins() {
+        let finishCount = 16
+        let didFinishes = LockedBox(0)
+        let entered = expectation(description: "executing")
+        let procedure = CoreTracedProcedure("racing", trace: CoreTrace(), onExecute: { _ in entered.fulfill() })
+        procedure.addDidFinishBlockObserver { _, _ in didFinishes.mutate { $0 += 1 } }
+        ProcedureQueue().addOperation(procedure)
+        wait(for: [entered], timeout: 10)
+
+        DispatchQueue.concurrentPerform(iterations: finishCount) { index in
+            procedure.finish(withError: TestError("\(index)"))
+        }
+        wait(for: procedure)
+        assertProcedureFinishedWithErrors(procedure, count: 1)
+        XCTAssertEqual(didFinishes.value, 1)
+        XCTAssertEqual(misuseKinds(of: procedure), Array(repeating: .finishedTwice, count: finishCount - 1))
+    }
+
+    func testFinishWithErrorsCarriesAllOfThem() {
+        let errors = [TestError("a"), TestError("b")]
+        let procedure = CoreTracedProcedure("errors", trace: CoreTrace()) { $0.finish(withErrors: errors) }
+        let received = LockedBox<[String]>([])
+        procedure.addDidFinishBlockObserver { _, errors in
+            received.mutate { $0 = errors.compactMap { ($0 as? TestError)?.id } }
+        }
+        wait(for: procedure)
+        assertProcedureFinishedWithErrors(procedure, count: 2)
+        XCTAssertTrue(coreErrors(procedure.errors, equal: errors))
+        XCTAssertEqual(received.value, ["a", "b"], "did-finish observers receive the errors")
+    }
+
+    func testFinishWithNilErrorIsASuccess() {
+        let procedure = CoreTracedProcedure("nil error", trace: CoreTrace()) { $0.finish(withError: nil) }
+        wait(for: procedure)
+        assertProcedureFinished(procedure)
+    }
+
+    func testFinishFromAnotherThreadLater() {
+        let procedure = CoreTracedProcedure("async", trace: CoreTrace()) { procedure in
+            DispatchQueue.global().async { procedure.finish() }
+        }
+        wait(for: procedure)
+        assertProcedureFinished(procedure)
+    }
+}
