@@ -1,0 +1,102 @@
+import Foundation
+import ProceduresTesting
+import XCTest
+
+/// `start()` called by hand: runs a free procedure (waiting for its dependencies without
+/// blocking); otherwise ignored and reported as `startedOutsideQueue`.
+final class StartMisuseTests: CoreTestCase {
+    func testStartByHandRunsAFreeProcedure() {
+        let recorder = ProcedureEventRecorder()
+        let procedure = TestProcedure(name: "free", recorder: recorder)
+        procedure.start()
+        wait(for: procedure)
+        assertProcedureFinished(procedure)
+        XCTAssertEqual(procedure.executeCount, 1)
+        XCTAssertEqual(recorder.events(of: procedure), [.willExecute, .execute, .didExecute, .willFinish, .didFinish])
+        XCTAssertEqual(misuseKinds(of: procedure), [])
+    }
+
+    func testStartByHandWaitsForProcedureDependenciesWithoutBlocking() {
+        let gate = makeGate()
+        let queue = ProcedureQueue()
+        queue.addOperation(gate)
+        let procedure = TestProcedure(name: "free, dependent")
+        procedure.addDependency(gate)
+
+        let startReturned = expectation(description: "start() returned")
+        Thread {
+            procedure.start()
+            startReturned.fulfill()
+        }.start()
+        wait(for: [startReturned], timeout: 10)
+        XCTAssertFalse(procedure.didExecute, "must not run before its dependency finished")
+        XCTAssertFalse(procedure.isFinished)
+
+        gate.finish()
+        wait(for: procedure)
+        assertProcedureFinished(procedure)
+        XCTAssertEqual(procedure.executeCount, 1)
+        XCTAssertTrue(gate.isFinished)
+        XCTAssertEqual(misuseKinds(of: procedure), [])
+    }
+
+    func testStartByHandTwiceIsReported() {
+        let procedure = CoreTracedProcedure("twice", trace: CoreTrace(), onExecute: { _ in })
+        procedure.start()
+        procedure.start()
+        XCTAssertEqual(misuseKinds(of: procedure), [.startedOutsideQueue])
+        procedure.finish()
+        wait(for: procedure)
+        assertProcedureFinished(procedure)
+        XCTAssertEqual(procedure.trace.entries.filter { $0 == "execute" }.count, 1)
+    }
+
+    func testStartByHandOnAFinishedProcedureIsReportedAndDoesNothing() {
+        let procedure = TestProcedure(name: "finished")
+        wait(for: procedure)
+        procedure.start()
+        XCTAssertEqual(misuseKinds(of: procedure), [.startedOutsideQueue])
+        XCTAssertEqual(procedure.executeCount, 1)
+        assertProcedureFinished(procedure)
+    }
+
+    func testStartByHandOnAQueueOwnedWaitingProcedureIsReportedAndIgnored() {
+        let gate = makeGate()
+        let procedure = TestProcedure(name: "owned")
+        procedure.addDependency(gate)
+        let queue = ProcedureQueue()
+        queue.addOperations([gate, procedure], waitUntilFinished: false)
+
+        procedure.start()
+        XCTAssertEqual(misuseKinds(of: procedure), [.startedOutsideQueue])
+        XCTAssertFalse(procedure.didExecute)
+        XCTAssertFalse(procedure.isExecuting)
+
+        gate.finish()
+        wait(for: procedure)
+        assertProcedureFinished(procedure)
+        XCTAssertEqual(procedure.executeCount, 1, "the queue still runs it, once")
+    }
+
+    func testStartByHandOnARunningProcedureIsReported() {
+        let procedure = CoreTracedProcedure("running", trace: CoreTrace(), onExecute: { _ in })
+        let executed = expectExecuted(procedure)
+        ProcedureQueue().addOperation(procedure)
+        wait(for: [executed], timeout: 10)
+        procedure.start()
+        XCTAssertEqual(misuseKinds(of: procedure), [.startedOutsideQueue])
+        procedure.finish()
+        wait(for: procedure)
+        XCTAssertEqual(procedure.trace.entries.filter { $0 == "execute" }.count, 1)
+    }
+
+    func testStartByHandOnACancelledFreeProcedureFinishesWithoutExecuting() {
+        let procedure = TestProcedure(name: "cancelled, free")
+        procedure.cancel()
+        procedure.start()
+        wait(for: procedure)
+        assertProcedureCancelled(procedure)
+        XCTAssertFalse(procedure.didExecute)
+        XCTAssertEqual(misuseKinds(of: procedure), [])
+    }
+}
