@@ -121,4 +121,24 @@ final class KnownBugsTests: CoreTestCase {
             executed.isEmpty,
             "in \(executed.count) of 100 two-procedure cycles a member ran instead of being cancelled, e.g. \(executed.prefix(5))")
     }
+
+    /// Two procedures, one depending on the other, added to a plain `OperationQueue` (the
+    /// `start()` doc and `ReadyAction.start` anticipate plain queues). Expected: both run, in
+    /// order, or the misuse is reported. Observed: the dependent never starts, silently (any
+    /// width, any add order): the plain queue never learns that it became ready.
+    func testBUG_procedureDependingOnAProcedureNeverRunsOnAPlainOperationQueue() {
+        let queue = OperationQueue()
+        let first = TestProcedure(name: "first")
+        let second = TestProcedure(name: "second")
+        second.addDependency(first)
+        let done = expectation(description: "both finished")
+        done.expectedFulfillmentCount = 2
+        first.addDidFinishBlockObserver { _, _ in done.fulfill() }
+        second.addDidFinishBlockObserver { _, _ in done.fulfill() }
+        // Not wait(for:): it would add them to a ProcedureQueue too (and corelibs would crash).
+        queue.addOperations([first, second], waitUntilFinished: false)
+        let result = XCTWaiter().wait(for: [done], timeout: 1)
+        XCTAssertEqual(result, .completed, "first finished: \(first.isFinished), second finished: \(second.isFinished), reports: \(misuseKinds(of: second))")
+        if result != .completed { second.cancel() }  // lets the plain queue drain
+    }
 }
