@@ -13,6 +13,10 @@ protocol CancelVoteTarget: AnyObject, Sendable {
     /// Counts a new consumer. Returns `false` (counting nothing) if the future has completed.
     func addCancelVoter() -> Bool
 
+    /// Adds a completion callback, counting its owner as a consumer. `false` (nothing added,
+    /// nothing counted) if the future has completed.
+    func attachConsumer(_ callback: @escaping CallbackList.Callback) -> Bool
+
     /// Records a vote and, if that decides the request, runs the promise's request handlers.
     /// Returns the upstream futures that must now be asked in turn (forwarding is done by
     /// ``CancelVoting/deliver(_:to:)`` in a loop, so a long chain does not grow the stack).

@@ -149,6 +149,23 @@ extension Future: CancelVoteTarget {
         withLock { $0.addVoter() }
     }
 
+    func attachConsumer(_ callback: @escaping CallbackList.Callback) -> Bool {
+        withLock { $0.attach(callback, asVoter: true) }
+    }
+
+    /// Makes this future a consumer of several futures at once (`sequence`, `zip`, …): each
+    /// upstream gets its callback; callbacks of upstreams that have completed already run
+    /// last, after every vote is counted, so a quick failure cannot withdraw uncounted votes.
+    func consumeAll(_ attachments: [(any CancelVoteTarget, CallbackList.Callback)]) {
+        var attached: [any CancelVoteTarget] = []
+        var ready: [CallbackList.Callback] = []
+        for (upstream, callback) in attachments {
+            if upstream.attachConsumer(callback) { attached.append(upstream) } else { ready.append(callback) }
+        }
+        consume(.many(attached))
+        for callback in ready { callback().run() }
+    }
+
     func receiveCancelVote(_ vote: CancelVote) -> [any CancelVoteTarget] {
         guard let request = withLock({ $0.receive(vote) }) else { return [] }
         runRequestHandlers(request)
