@@ -5,9 +5,9 @@ extension ProcedureQueue {
     /// finish without blocking a thread, and returns its output.
     ///
     /// Cancelling the awaiting `Task` cancels the procedure. The outcome maps as follows:
-    /// finished without errors → its output; cancelled without errors → `CancellationError`;
-    /// one error (cancelled with it or finished with it) → that error; several →
-    /// ``ProcedureError/multiple(errors:)``.
+    /// finished without errors → its output; cancelled (with or without errors; they stay in
+    /// the procedure's `errors`) → `CancellationError`; finished with one error → that error;
+    /// with several → ``ProcedureError/multiple(errors:)``.
     ///
     /// ```swift
     /// let page = try await queue.run(ResultProcedure { try await client.fetchPage() })
@@ -35,27 +35,18 @@ extension ProcedureQueue {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 procedure.addDidFinishBlockObserver { procedure, errors in
-                    if let error = Procedure.outcomeError(cancelled: procedure.isCancelled, errors: errors) {
-                        continuation.resume(throwing: error)
-                    } else {
-                        continuation.resume()
+                    let outcome: FutureResult<Void> =
+                        Procedure.outcome(cancelled: procedure.isCancelled, errors: errors) ?? .success(())
+                    switch outcome {
+                    case .success: continuation.resume()
+                    case .failure(let error): continuation.resume(throwing: error)
+                    case .cancelled: continuation.resume(throwing: CancellationError())
                     }
                 }
                 if !procedure.isEnqueued { addOperation(procedure) }
             }
         } onCancel: {
             procedure.cancel()
-        }
-    }
-}
-
-extension Procedure {
-    /// The one error that stands for a finished procedure's outcome, or nil for success.
-    static func outcomeError(cancelled: Bool, errors: [any Error]) -> (any Error)? {
-        switch errors.count {
-        case 0: return cancelled ? CancellationError() : nil
-        case 1: return errors[0]
-        default: return ProcedureError.multiple(errors: errors)
         }
     }
 }
