@@ -42,7 +42,7 @@ final class ProduceTests: CoreTestCase {
         XCTAssertNotNil(addedAt, "\(events)")
         XCTAssertNotNil(producerFinishingAt, "\(events)")
         if let addedAt, let producerFinishingAt { XCTAssertLessThan(addedAt, producerFinishingAt, "\(events)") }
-        XCTAssertTrue(events.contains { $0.hasPrefix("didFinish produced") }, "\(events)")
+        XCTAssertTrue(events.contains { $0.hasPrefix("willFinish produced") }, "\(events)")
     }
 
     func testProducedOperationIsPassedToTheObservers() {
