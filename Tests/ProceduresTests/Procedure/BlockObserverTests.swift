@@ -1,0 +1,127 @@
+import Foundation
+import ProceduresTesting
+import XCTest
+
+/// A subclass with a property the observers read without a cast.
+final class CoreCountingProcedure: Procedure, @unchecked Sendable {
+    // @unchecked: `label` is immutable; `counter` lives in a LockedBox.
+    let label: String
+    let counter = LockedBox(0)
+
+    init(label: String) {
+        self.label = label
+        super.init()
+    }
+
+    override func execute() {
+        counter.mutate { $0 += 1 }
+        finish()
+    }
+}
+
+/// Block observers receive the concrete subclass, and observers added late still hear
+/// about the finish.
+final class BlockObserverTests: CoreTestCase {
+    func testEveryBlockObserverReceivesTheConcreteSubclass() {
+        let procedure = CoreCountingProcedure(label: "counted")
+        let seen = LockedBox<[String]>([])
+        // No casts: `procedure` in each block is a CoreCountingProcedure.
+        procedure.addWillExecuteBlockObserver { procedure in
+            seen.mutate { $0.append("willExecute \(procedure.label) \(procedure.counter.value)") }
+        }
+        procedure.addDidExecuteBlockObserver { procedure in
+            seen.mutate { $0.append("didExecute \(procedure.label) \(procedure.counter.value)") }
+        }
+        procedure.addWillFinishBlockObserver { procedure, _ in
+            seen.mutate { $0.append("willFinish \(procedure.label)") }
+        }
+        procedure.addDidFinishBlockObserver { procedure, _ in
+            seen.mutate { $0.append("didFinish \(procedure.label)") }
+        }
+        procedure.addWillCancelBlockObserver { procedure, _ in
+            seen.mutate { $0.append("willCancel \(procedure.label)") }
+        }
+        procedure.addDidCancelBlockObserver { procedure, _ in
+            seen.mutate { $0.append("didCancel \(procedure.label)") }
+        }
+        wait(for: procedure)
+        XCTAssertEqual(seen.value, [
+            "willExecute counted 0", "didExecute counted 1", "willFinish counted", "didFinish counted",
+        ])
+    }
+
+    func testCancelBlockObserversReceiveTheSubclass() {
+        let procedure = CoreCountingProcedure(label: "cancelled")
+        let labels = LockedBox<[String]>([])
+        procedure.addWillCancelBlockObserver { procedure, _ in labels.mutate { $0.append(procedure.label) } }
+        procedure.addDidCancelBlockObserver { procedure, _ in labels.mutate { $0.append(procedure.label) } }
+        procedure.cancel()
+        XCTAssertEqual(labels.value, ["cancelled", "cancelled"])
+        wait(for: procedure)
+        XCTAssertEqual(procedure.counter.value, 0)
+    }
+
+    func testAddOperationBlockObserversReceiveTheSubclassAndTheOperation() {
+        let produced = BlockOperation {}
+        produced.name = "produced"
+        let producer = CoreTracedProcedure("producer", trace: CoreTrace(), observed: false) { procedure in
+            try? procedure.produce(produced)
+            procedure.finish()
+        }
+        let seen = LockedBox<[String]>([])
+        producer.addWillAddOperationBlockObserver { procedure, operation in
+            seen.mutate { $0.append("will \(procedure.trace.entries.count) \(operation.name ?? "")") }
+        }
+        producer.addDidAddOperationBlockObserver { procedure, operation in
+            seen.mutate { $0.append("did \(procedure.trace.entries.count) \(operation.name ?? "")") }
+        }
+        wait(for: producer)
+        XCTAssertEqual(seen.value, ["will 1 produced", "did 1 produced"])
+    }
+
+    func testObserversRunInTheOrderTheyWereAdded() {
+        let order = LockedBox<[Int]>([])
+        let procedure = TestProcedure()
+        for index in 0..<5 {
+            procedure.addDidFinishBlockObserver { _, _ in order.mutate { $0.append(index) } }
+        }
+        wait(for: procedure)
+        XCTAssertEqual(order.value, [0, 1, 2, 3, 4])
+    }
+
+    func testObserverAddedAfterFinishingGetsDidFinishOnce() {
+        let procedure = TestProcedure(name: "done", error: TestError("e"))
+        wait(for: procedure)
+        let trace = CoreTrace()
+        trace.observe(procedure)
+        let errorIDs = LockedBox<[String]>([])
+        procedure.addDidFinishBlockObserver { _, errors in
+            errorIDs.mutate { $0 += errors.compactMap { ($0 as? TestError)?.id } }
+        }
+        XCTAssertEqual(trace.entries, ["didFinish"])
+        XCTAssertEqual(errorIDs.value, ["e"])
+    }
+
+    func testObserverAddedDuringExecuteHearsTheFinish() {
+        let heard = expectation(description: "late observer heard did-finish")
+        let procedure = CoreTracedProcedure("adds observer", trace: CoreTrace(), observed: false) { procedure in
+            procedure.addDidFinishBlockObserver { _, _ in heard.fulfill() }
+            procedure.finish()
+        }
+        wait(for: procedure)
+        wait(for: [heard], timeout: 10)
+    }
+
+    func testProcedureObserverProtocolDefaultsAreNoOps() {
+        struct OnlyFinish: ProcedureObserver {
+            let finished: LockedBox<Int>
+            func didFinish(_ procedure: Procedure, errors: [any Error]) { finished.mutate { $0 += 1 } }
+        }
+        let finished = LockedBox(0)
+        let procedure = TestProcedure()
+        procedure.addObserver(OnlyFinish(finished: finished))
+        procedure.cancel()
+        wait(for: procedure)
+        XCTAssertEqual(finished.value, 1)
+    }
+}
