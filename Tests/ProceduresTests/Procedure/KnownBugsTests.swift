@@ -10,7 +10,19 @@ final class KnownBugsTests: CoreTestCase {
     /// not run at all (and it stays uncancelled). Observed (about 1 round in 300): the cancel
     /// hooks run after did-finish, and `isCancelled` flips to true on a finished procedure.
     func testBUG_cancelRacingFinishRunsCancelHooksAfterFinish() {
-        let rounds = 1_000
+        // The window is narrow and the machine is shared: race in batches until it shows.
+        var bad: [String] = []
+        var rounds = 0
+        for _ in 0..<10 where bad.isEmpty {
+            bad = raceCancelAgainstFinish(rounds: 500)
+            rounds += 500
+        }
+        XCTAssertTrue(bad.isEmpty, "\(bad.count) bad rounds (in the last batch of \(rounds)), e.g. \(bad.prefix(3))")
+    }
+
+    /// Races `cancel()` against `finish()` on `rounds` executing procedures; returns the rounds
+    /// whose callbacks contradict "exactly one of cancel and finish wins".
+    private func raceCancelAgainstFinish(rounds: Int) -> [String] {
         let logs = (0..<rounds).map { _ in LockedBox<[String]>([]) }
         let procedures = (0..<rounds).map { round in
             let log = logs[round]
@@ -52,10 +64,7 @@ final class KnownBugsTests: CoreTestCase {
                 bad.append("round \(round): \(logs[round].value), final isCancelled=\(procedure.isCancelled)")
             }
         }
-        let cancelledCount = procedures.filter(\.isCancelled).count
-        XCTAssertTrue(
-            bad.isEmpty,
-            "\(bad.count) of \(rounds) rounds went wrong (\(cancelledCount) ended cancelled), e.g. \(bad.prefix(3))")
+        return bad
     }
 
     /// `start()` by hand on a procedure its (suspended) ProcedureQueue has not started yet.
@@ -140,5 +149,46 @@ final class KnownBugsTests: CoreTestCase {
         let result = XCTWaiter().wait(for: [done], timeout: 1)
         XCTAssertEqual(result, .completed, "first finished: \(first.isFinished), second finished: \(second.isFinished), reports: \(misuseKinds(of: second))")
         if result != .completed { second.cancel() }  // lets the plain queue drain
+    }
+
+    /// `produce(_:)` after `finish()` in the same callback. Expected: the procedure has begun
+    /// finishing, so `produce` throws `produceRequiresRunningProcedure` and reports
+    /// `produceWithoutQueue` (or, at worst, the operation is added). Observed: `produce`
+    /// returns normally, but its event is handled after the finish event, when the procedure
+    /// has no queue and no observers left: no will/did-add observer runs and the operation is
+    /// silently never added.
+    func testBUG_produceAfterFinishInTheSameCallbackSilentlyDropsTheOperation() {
+        let delegateDone = expectation(description: "queue delegate told the producer finished")
+        let delegate = CoreRecordingDelegate(onDidFinish: { procedure in
+            if procedure.name == "producer" { delegateDone.fulfill() }
+        })
+        let queue = ProcedureQueue()
+        queue.delegate = delegate
+        let produced = TestProcedure(name: "produced")
+        let threw = LockedBox<Bool?>(nil)
+        let producer = CoreTracedProcedure("producer", trace: CoreTrace(), observed: false) { procedure in
+            procedure.finish()
+            do {
+                try procedure.produce(produced)
+                threw.mutate { $0 = false }
+            } catch {
+                threw.mutate { $0 = true }
+            }
+        }
+        let addObserverCalls = LockedBox(0)
+        producer.addWillAddOperationBlockObserver { _, _ in addObserverCalls.mutate { $0 += 1 } }
+        producer.addDidAddOperationBlockObserver { _, _ in addObserverCalls.mutate { $0 += 1 } }
+        queue.addOperation(producer)
+        wait(for: [delegateDone], timeout: 10)
+        // A late observer's did-finish is an event queued behind the produce event.
+        let drained = expectation(description: "producer's events drained")
+        producer.addDidFinishBlockObserver { _, _ in drained.fulfill() }
+        wait(for: [drained], timeout: 10)
+
+        let addedToQueue = delegate.events.contains("willAdd produced")
+        XCTAssertTrue(
+            threw.value == true || addedToQueue,
+            "produce threw: \(String(describing: threw.value)); produced added to the queue: \(addedToQueue); will/did-add observer calls: \(addObserverCalls.value)")
+        if threw.value == true { XCTAssertEqual(misuseKinds(of: producer), [.produceWithoutQueue]) }
     }
 }
