@@ -188,6 +188,25 @@ final class ProcedureQueueTests: CoreTestCase {
         procedures.forEach { assertProcedureFinished($0) }
     }
 
+    func testWaitingProceduresDoNotTakeASlot() {
+        // With one slot, a procedure waiting for a dependency must not block a ready one
+        // added after it.
+        let queue = ProcedureQueue()
+        queue.maxConcurrentOperationCount = 1
+        let gate = makeGate()
+        ProcedureQueue().addOperation(gate)
+        let waiting = TestProcedure(name: "waiting")
+        waiting.addDependency(gate)
+        let ready = TestProcedure(name: "ready")
+        queue.addOperations([waiting, ready], waitUntilFinished: false)
+        wait(for: ready)
+        assertProcedureFinished(ready)
+        XCTAssertFalse(waiting.didExecute)
+        gate.finish()
+        wait(for: waiting)
+        assertProcedureFinished(waiting)
+    }
+
     func testMaxConcurrentOperationCountIsStored() {
         let queue = ProcedureQueue()
         queue.maxConcurrentOperationCount = 3
