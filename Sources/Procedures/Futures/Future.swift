@@ -190,14 +190,15 @@ extension Future: CancelVoteTarget {
         }
     }
 
-    /// Completes with `.failure(FutureError.brokenPromise)` unless completed or following
-    /// another future (the promise that could complete it is gone).
+    /// Completes a future whose promise is gone (unless completed or following another
+    /// future): as cancelled if a cancel request had been decided (the producer stopped, maybe
+    /// before its handler's answer was applied), otherwise with `FutureError.brokenPromise`.
     func breakPromiseIfAbandoned() {
-        let abandoned = withLock { state -> Bool in
-            guard state.isPending else { return false }
-            if case .none = state.upstream { return true }
-            return false
+        let outcome = withLock { state -> FutureResult<Value>? in
+            guard state.isPending else { return nil }
+            guard case .none = state.upstream else { return nil }
+            return state.requested ? .cancelled : .failure(FutureError.brokenPromise)
         }
-        if abandoned { complete(.failure(FutureError.brokenPromise)) }
+        if let outcome { complete(outcome) }
     }
 }

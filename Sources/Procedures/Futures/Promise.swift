@@ -20,7 +20,8 @@
 /// dispatches them; no lock is held meanwhile, so completing from inside a handler is fine.
 ///
 /// A promise deallocated before completing (and not following another future) fails its
-/// future with ``FutureError/brokenPromise``, so nothing waits forever.
+/// future with ``FutureError/brokenPromise``, so nothing waits forever; if a cancel request had
+/// reached it, the future completes as cancelled instead (the producer stopped as asked).
 public final class Promise<Value: Sendable>: Sendable {
     /// The future this promise completes.
     public let future: Future<Value>
