@@ -7,10 +7,10 @@ final class FutureAsyncTests: XCTestCase {
         let value = try await Future(value: 3).value
         XCTAssertEqual(value, 3)
         do {
-            _ = try await Future<Int>(error: TestError(code: 4)).value
+            _ = try await Future<Int>(error: FutureTestError(code: 4)).value
             XCTFail("should throw")
         } catch {
-            XCTAssertEqual(error as? TestError, TestError(code: 4))
+            XCTAssertEqual(error as? FutureTestError, FutureTestError(code: 4))
         }
         do {
             _ = try await Future<Int>(result: .cancelled).value
@@ -84,8 +84,8 @@ final class FutureAsyncTests: XCTestCase {
     }
 
     func testAsyncFreeFunctionAndFailure() async {
-        let failing = Procedures.future { () async throws -> Int in throw TestError(code: 6) }
+        let failing = Procedures.future { () async throws -> Int in throw FutureTestError(code: 6) }
         let result = await Task { try await failing.value }.result
-        XCTAssertThrowsError(try result.get()) { XCTAssertEqual($0 as? TestError, TestError(code: 6)) }
+        XCTAssertThrowsError(try result.get()) { XCTAssertEqual($0 as? FutureTestError, FutureTestError(code: 6)) }
     }
 }

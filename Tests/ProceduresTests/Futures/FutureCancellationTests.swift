@@ -104,9 +104,9 @@ final class FutureCancellationTests: XCTestCase {
         let succeeding = recordingPromise(log, response: .complete(.success(9)))
         succeeding.future.cancel()
         XCTAssertEqual(succeeding.future.result?.summary, "success(9)")
-        let failing = recordingPromise(log, response: .complete(.failure(TestError())))
+        let failing = recordingPromise(log, response: .complete(.failure(FutureTestError())))
         failing.future.cancel()
-        XCTAssertEqual(failing.future.result?.error as? TestError, TestError())
+        XCTAssertEqual(failing.future.result?.error as? FutureTestError, FutureTestError())
     }
 
     func testFutureCompletedWithAnotherForwardsLaterRequestsToIt() {
@@ -123,7 +123,7 @@ final class FutureCancellationTests: XCTestCase {
         let promise = Promise<Int>()
         let weakPromise = WeakBox(promise)
         promise.onRequestCancel { _ in
-            weakPromise.value?.fail(TestError(code: 7))  // re-enters the promise: no lock is held
+            weakPromise.value?.fail(FutureTestError(code: 7))  // re-enters the promise: no lock is held
             return .complete(.cancelled)                 // loses: the handler completed first
         }
         let done = expectation(description: "cancelled from another thread")
@@ -132,7 +132,7 @@ final class FutureCancellationTests: XCTestCase {
             done.fulfill()
         }
         wait(for: [done], timeout: 5)
-        XCTAssertEqual(promise.future.result?.error as? TestError, TestError(code: 7))
+        XCTAssertEqual(promise.future.result?.error as? FutureTestError, FutureTestError(code: 7))
     }
 
     func testHandlerAddedAfterADecidedRequestRunsAtOnce() {

@@ -7,10 +7,10 @@ final class FutureCombinatorTests: XCTestCase {
 
     func testMapTransformsValuesAndPassesFailuresAndCancellation() {
         XCTAssertEqual(Future(value: 2).map(context: immediate) { $0 * 3 }.result?.summary, "success(6)")
-        XCTAssertEqual(Future<Int>(error: TestError()).map(context: immediate) { $0 * 3 }.result?.error as? TestError, TestError())
+        XCTAssertEqual(Future<Int>(error: FutureTestError()).map(context: immediate) { $0 * 3 }.result?.error as? FutureTestError, FutureTestError())
         XCTAssertEqual(Future<Int>(result: .cancelled).map(context: immediate) { $0 * 3 }.result?.summary, "cancelled")
-        let thrown = Future(value: 2).map(context: immediate) { _ -> Int in throw TestError(code: 5) }
-        XCTAssertEqual(thrown.result?.error as? TestError, TestError(code: 5))
+        let thrown = Future(value: 2).map(context: immediate) { _ -> Int in throw FutureTestError(code: 5) }
+        XCTAssertEqual(thrown.result?.error as? FutureTestError, FutureTestError(code: 5))
     }
 
     func testMapOnAPendingFutureOnAQueue() {
@@ -34,8 +34,8 @@ final class FutureCombinatorTests: XCTestCase {
         XCTAssertNil(chained.result)
         inner.succeed("x")
         XCTAssertEqual(chained.result?.summary, "success(x)")
-        let failing = Future(value: 1).flatMap(context: immediate) { _ -> Future<Int> in throw TestError() }
-        XCTAssertEqual(failing.result?.error as? TestError, TestError())
+        let failing = Future(value: 1).flatMap(context: immediate) { _ -> Future<Int> in throw FutureTestError() }
+        XCTAssertEqual(failing.result?.error as? FutureTestError, FutureTestError())
     }
 
     func testWithFilterFailsWithNoSuchElement() {
@@ -46,7 +46,7 @@ final class FutureCombinatorTests: XCTestCase {
     func testForEachRunsOnlyOnSuccess() {
         let log = EventLog<Int>()
         Future(value: 1).forEach(context: immediate) { log.append($0) }
-        Future<Int>(error: TestError()).forEach(context: immediate) { log.append($0) }
+        Future<Int>(error: FutureTestError()).forEach(context: immediate) { log.append($0) }
         XCTAssertEqual(log.all, [1])
     }
 
@@ -57,23 +57,23 @@ final class FutureCombinatorTests: XCTestCase {
         next.onSuccess(context: immediate) { log.append("next \($0)") }
         promise.succeed(1)
         XCTAssertEqual(log.all, ["side 1", "next 1"])
-        XCTAssertEqual(Future<Int>(error: TestError()).andThen(context: immediate) { _ in log.append("no") }.result?.error as? TestError, TestError())
+        XCTAssertEqual(Future<Int>(error: FutureTestError()).andThen(context: immediate) { _ in log.append("no") }.result?.error as? FutureTestError, FutureTestError())
         XCTAssertEqual(log.count, 2)
     }
 
     func testRecoverAndRecoverWithReplaceFailuresOnly() {
-        XCTAssertEqual(Future<Int>(error: TestError()).recover(context: immediate) { _ in 0 }.result?.summary, "success(0)")
+        XCTAssertEqual(Future<Int>(error: FutureTestError()).recover(context: immediate) { _ in 0 }.result?.summary, "success(0)")
         XCTAssertEqual(Future(value: 1).recover(context: immediate) { _ in 0 }.result?.summary, "success(1)")
         XCTAssertEqual(Future<Int>(result: .cancelled).recover(context: immediate) { _ in 0 }.result?.summary, "cancelled")
-        XCTAssertEqual(Future<Int>(error: TestError()).recoverWith(context: immediate) { _ in Future(value: 5) }.result?.summary, "success(5)")
-        let rethrown = Future<Int>(error: TestError(code: 1)).recover(context: immediate) { _ in throw TestError(code: 2) }
-        XCTAssertEqual(rethrown.result?.error as? TestError, TestError(code: 2))
+        XCTAssertEqual(Future<Int>(error: FutureTestError()).recoverWith(context: immediate) { _ in Future(value: 5) }.result?.summary, "success(5)")
+        let rethrown = Future<Int>(error: FutureTestError(code: 1)).recover(context: immediate) { _ in throw FutureTestError(code: 2) }
+        XCTAssertEqual(rethrown.result?.error as? FutureTestError, FutureTestError(code: 2))
     }
 
     func testMapErrorReplacesTheError() {
-        let mapped = Future<Int>(error: TestError(code: 1)).mapError(context: immediate) { _ in TestError(code: 9) }
-        XCTAssertEqual(mapped.result?.error as? TestError, TestError(code: 9))
-        XCTAssertEqual(Future(value: 1).mapError(context: immediate) { _ in TestError() }.result?.summary, "success(1)")
+        let mapped = Future<Int>(error: FutureTestError(code: 1)).mapError(context: immediate) { _ in FutureTestError(code: 9) }
+        XCTAssertEqual(mapped.result?.error as? FutureTestError, FutureTestError(code: 9))
+        XCTAssertEqual(Future(value: 1).mapError(context: immediate) { _ in FutureTestError() }.result?.summary, "success(1)")
     }
 
     func testSequenceKeepsOrderAndFailsFast() {
@@ -88,16 +88,16 @@ final class FutureCombinatorTests: XCTestCase {
         let failing = Promise<Int>()
         let pending = Promise<Int>()
         let partial = [Future(value: 1), failing.future, pending.future].sequence()
-        failing.fail(TestError())
-        XCTAssertEqual(partial.result?.error as? TestError, TestError())
+        failing.fail(FutureTestError())
+        XCTAssertEqual(partial.result?.error as? FutureTestError, FutureTestError())
         XCTAssertEqual([Future<Int>]().sequence().result?.value, [])
     }
 
     func testFoldAccumulatesInOrder() {
         let folded = [Future(value: "a"), Future(value: "b"), Future(value: "c")].fold(context: immediate, initial: "") { $0 + $1 }
         XCTAssertEqual(folded.result?.summary, "success(abc)")
-        let failed = [Future(value: 1), Future(error: TestError())].fold(context: immediate, initial: 0) { $0 + $1 }
-        XCTAssertEqual(failed.result?.error as? TestError, TestError())
+        let failed = [Future(value: 1), Future(error: FutureTestError())].fold(context: immediate, initial: 0) { $0 + $1 }
+        XCTAssertEqual(failed.result?.error as? FutureTestError, FutureTestError())
     }
 
     func testTraverseMapsEveryElementToAFuture() {
@@ -114,8 +114,8 @@ final class FutureCombinatorTests: XCTestCase {
         left.succeed(1)
         XCTAssertEqual(zipped.result?.value?.0, 1)
         XCTAssertEqual(zipped.result?.value?.1, "r")
-        let failed = Future(value: 1).zip(Future<Int>(error: TestError()))
-        XCTAssertEqual(failed.result?.error as? TestError, TestError())
+        let failed = Future(value: 1).zip(Future<Int>(error: FutureTestError()))
+        XCTAssertEqual(failed.result?.error as? FutureTestError, FutureTestError())
     }
 
     func testFirstCompletedTakesTheFirstResult() {
@@ -129,12 +129,12 @@ final class FutureCombinatorTests: XCTestCase {
 
     func testCompletionHandlerAdapters() {
         func valueOrError(_ done: @escaping (Int?, (any Error)?) -> Void) { done(3, nil) }
-        func onlyError(_ done: @escaping ((any Error)?) -> Void) { done(TestError()) }
+        func onlyError(_ done: @escaping ((any Error)?) -> Void) { done(FutureTestError()) }
         func onlyValue(_ done: @escaping (String) -> Void) { done("v") }
         func neither(_ done: @escaping (Int?, (any Error)?) -> Void) { done(nil, nil) }
         func never(_ done: @escaping (Int) -> Void) {}
         XCTAssertEqual(future(method: valueOrError).result?.summary, "success(3)")
-        XCTAssertEqual(future(method: onlyError).result?.error as? TestError, TestError())
+        XCTAssertEqual(future(method: onlyError).result?.error as? FutureTestError, FutureTestError())
         XCTAssertEqual(future(method: onlyValue).result?.summary, "success(v)")
         XCTAssertEqual(future(method: neither).result?.error as? FutureError, .missingValue)
         XCTAssertEqual(future(method: never).result?.error as? FutureError, .brokenPromise)

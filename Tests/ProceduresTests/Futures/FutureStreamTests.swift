@@ -11,9 +11,9 @@ final class FutureStreamTests: XCTestCase {
         let log = EventLog<String>()
         promise.stream.onComplete(context: immediate) { log.append($0.summary) }
         promise.succeed(1)
-        promise.fail(TestError())
+        promise.fail(FutureTestError())
         promise.succeed(2)
-        XCTAssertEqual(log.all, ["success(1)", "failure(TestError(code: 1))", "success(2)"])
+        XCTAssertEqual(log.all, ["success(1)", "failure(FutureTestError(code: 1))", "success(2)"])
     }
 
     func testLateSubscriberGetsTheLastCapacityElementsReplayedFirst() {
@@ -70,16 +70,16 @@ final class FutureStreamTests: XCTestCase {
         let promise = StreamPromise<Int>()
         let filtered = promise.stream.withFilter(context: immediate) { $0 % 2 == 0 }
         let recovered = promise.stream.recover(context: immediate) { _ in -1 }
-        let remapped = promise.stream.mapError(context: immediate) { _ in TestError(code: 9) }
+        let remapped = promise.stream.mapError(context: immediate) { _ in FutureTestError(code: 9) }
         let log = EventLog<Int>()
         let passed = promise.stream.andThen(context: immediate) { log.append($0) }
         promise.stream.forEach(context: immediate) { log.append($0 * 100) }
         promise.succeed(1)
         promise.succeed(2)
-        promise.fail(TestError())
-        XCTAssertEqual(filtered.bufferedResults.map(\.summary), ["failure(noSuchElement)", "success(2)", "failure(TestError(code: 1))"])
+        promise.fail(FutureTestError())
+        XCTAssertEqual(filtered.bufferedResults.map(\.summary), ["failure(noSuchElement)", "success(2)", "failure(FutureTestError(code: 1))"])
         XCTAssertEqual(recovered.bufferedResults.compactMap(\.value), [1, 2, -1])
-        XCTAssertEqual(remapped.bufferedResults.last?.error as? TestError, TestError(code: 9))
+        XCTAssertEqual(remapped.bufferedResults.last?.error as? FutureTestError, FutureTestError(code: 9))
         XCTAssertEqual(passed.bufferedResults.count, 3)
         XCTAssertEqual(log.all, [1, 100, 2, 200])
     }
@@ -177,14 +177,14 @@ final class FutureStreamTests: XCTestCase {
     func testThrowingAsyncSequenceThrowsTheFirstFailure() async {
         let promise = StreamPromise<Int>()
         promise.succeed(1)
-        promise.fail(TestError(code: 3))
+        promise.fail(FutureTestError(code: 3))
         promise.succeed(2)
         var values: [Int] = []
         do {
             for try await value in promise.stream.values() { values.append(value) }
             XCTFail("should have thrown")
         } catch {
-            XCTAssertEqual(error as? TestError, TestError(code: 3))
+            XCTAssertEqual(error as? FutureTestError, FutureTestError(code: 3))
         }
         XCTAssertEqual(values, [1])
     }
