@@ -8,8 +8,8 @@ final class KnownBugsTests: CoreTestCase {
     /// A cancel racing a finish on an executing procedure: exactly one must win. Expected: either
     /// the cancel hooks run before the finish (and the procedure finishes cancelled) or they do
     /// not run at all (and it stays uncancelled). Observed (a few rounds in a thousand, depending
-    /// on load; rarely under TSan): the cancel
-    /// hooks run after did-finish, and `isCancelled` flips to true on a finished procedure.
+    /// on load; rarely under TSan): the cancel overrides run after did-finish, `isCancelled`
+    /// flips to true on a finished procedure, and the did-cancel observers never run.
     func testBUG_cancelRacingFinishRunsCancelHooksAfterFinish() {
         // The window is narrow and the machine is shared: race in batches until it shows.
         var bad: [String] = []
@@ -62,7 +62,8 @@ final class KnownBugsTests: CoreTestCase {
                 ? ["didCancel finished=false", "didFinish cancelled=true"]
                 : ["didFinish cancelled=false"]
             if logs[round].value != expected {
-                bad.append("round \(round): \(logs[round].value), final isCancelled=\(procedure.isCancelled)")
+                bad.append(
+                    "round \(round): observers \(logs[round].value), overrides \(procedure.trace.entries), final isCancelled=\(procedure.isCancelled)")
             }
         }
         return bad
