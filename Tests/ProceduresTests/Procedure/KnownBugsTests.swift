@@ -193,4 +193,26 @@ final class KnownBugsTests: CoreTestCase {
             "produce threw: \(String(describing: threw.value)); produced added to the queue: \(addedToQueue); will/did-add observer calls: \(addObserverCalls.value)")
         if threw.value == true { XCTAssertEqual(misuseKinds(of: producer), [.produceWithoutQueue]) }
     }
+
+    /// A cycle closed by a procedure started by hand: A on a queue depends on B, B depends on A
+    /// and is started by hand. Expected (DESIGN: a cycle must not hang silently; `start()`
+    /// waits for dependencies): the cycle is detected and reported, as it is when B is added
+    /// to a queue. Observed: both wait forever and nothing is reported (`claim` only checks for
+    /// a cycle when the procedure has a queue).
+    func testBUG_cycleClosedByAProcedureStartedByHandHangsSilently() {
+        let a = TestProcedure(name: "A")
+        let b = TestProcedure(name: "B")
+        a.addDependency(b)
+        b.addDependency(a)
+        ProcedureQueue().addOperation(a)
+        b.start()
+        // Cycle detection is synchronous when the closing procedure is added to a queue.
+        let kinds = misuseKinds(of: a) + misuseKinds(of: b)
+        XCTAssertEqual(kinds, [.dependencyCycle], "A: \(a.stateSummary); B: \(b.stateSummary)")
+        XCTAssertTrue(a.isCancelled && b.isCancelled, "A: \(a.stateSummary); B: \(b.stateSummary)")
+        // Clean up either way: cancelled procedures stop waiting and finish.
+        a.cancel()
+        b.cancel()
+        wait(for: a, b)
+    }
 }
