@@ -1,0 +1,148 @@
+import Foundation
+import ProceduresTesting
+import XCTest
+
+/// Tests that fail because of library bugs in the built-in procedures. Each says what it
+/// expects and why; they are expected to pass once the bug is fixed.
+final class KnownBugsBuiltInTests: XCTestCase {
+    private var misuse: BuiltInMisuseCapture!
+
+    override func setUp() {
+        super.setUp()
+        misuse = BuiltInMisuseCapture()
+    }
+
+    override func tearDown() {
+        misuse.restore()
+        misuse = nil
+        super.tearDown()
+    }
+
+    // MARK: - Group cancellation lets dependents of cancelled children run
+
+    /// The group cancels its children one at a time. Cancelling a running child makes it
+    /// finish at once, which releases the children that depend on it; those start (and run
+    /// their work) before the group's loop gets to cancel them, and end up not cancelled.
+    func testBUG_groupCancelLetsChildrenWaitingOnACancelledChildRun() {
+        let executing = expectation(description: "blocker executing")
+        let blocker = BuiltInWaitForCancel(name: "blocker")  // finishes when cancelled
+        blocker.addDidExecuteBlockObserver { _ in executing.fulfill() }
+        let waiting = (0..<50).map { TestProcedure(name: "waiting \($0)") }
+        for procedure in waiting { procedure.addDependency(blocker) }
+        let group = GroupProcedure(operations: [blocker] + waiting)
+        ProcedureQueue().addOperation(group)
+        wait(for: [executing], timeout: 10)
+
+        group.cancel()
+        wait(for: group, timeout: 10)
+        assertProcedureCancelled(group)
+        let executed = waiting.filter { $0.executeCount > 0 }.map { $0.name ?? "?" }
+        XCTAssertEqual(executed, [], "children of a cancelled group executed")
+        let notCancelled = waiting.filter { !$0.isCancelled }.map { $0.name ?? "?" }
+        XCTAssertEqual(notCancelled, [], "children of a cancelled group were not cancelled")
+    }
+
+    /// Same cause, plain `Operation` child: its block runs after the group was cancelled, and
+    /// the later `cancel()` of a finished operation has no effect.
+    func testBUG_groupCancelLetsPlainChildWaitingOnACancelledChildRun() {
+        let executing = expectation(description: "blocker executing")
+        let blocker = BuiltInWaitForCancel(name: "blocker")
+        blocker.addDidExecuteBlockObserver { _ in executing.fulfill() }
+        let runs = BuiltInBox(0)
+        let plain = (0..<20).map { _ in BlockOperation { runs.mutate { $0 += 1 } } }
+        for operation in plain { operation.addDependency(blocker) }
+        let group = GroupProcedure(operations: [blocker] + plain)
+        ProcedureQueue().addOperation(group)
+        wait(for: [executing], timeout: 10)
+
+        group.cancel()
+        wait(for: group, timeout: 10)
+        XCTAssertEqual(runs.value, 0, "blocks of a cancelled group's children ran")
+        XCTAssertTrue(plain.allSatisfy(\.isCancelled), "children of a cancelled group were not cancelled")
+    }
+
+    // MARK: - Children the group's queue refuses make the group hang
+
+    /// A finished procedure added as a child is refused by the group's queue (reported as
+    /// `addedAfterFinishing`) but still counted as unfinished: the group never finishes.
+    func testBUG_finishedProcedureAddedAsChildHangsTheGroup() {
+        let finished = TestProcedure(name: "already finished")
+        wait(for: finished)
+        let group = GroupProcedure(operations: [finished, TestProcedure(name: "fresh")])
+        wait(for: group, timeout: 2)
+        XCTAssertTrue(group.isFinished, "the group never finished: \(group.children.map(\.isFinished))")
+        XCTAssertEqual(misuse.kinds(about: finished), [.addedAfterFinishing])
+    }
+
+    /// The same procedure added twice is counted twice but finishes once: the group hangs.
+    func testBUG_procedureAddedTwiceAsChildHangsTheGroup() {
+        let child = TestProcedure(name: "twice")
+        let group = GroupProcedure(operations: [child])
+        group.addChild(child)
+        wait(for: group, timeout: 2)
+        XCTAssertTrue(group.isFinished, "the group never finished")
+        XCTAssertEqual(child.executeCount, 1)
+        XCTAssertEqual(misuse.kinds(about: child), [.addedTwice])
+    }
+
+    /// A procedure that already belongs to another queue is refused by the group's queue but
+    /// counted as a child: the group hangs even after that procedure finished elsewhere.
+    func testBUG_procedureOwnedByAnotherQueueAddedAsChildHangsTheGroup() {
+        let elsewhere = TestProcedure(name: "elsewhere", delay: 0.05)
+        let otherQueue = ProcedureQueue()
+        otherQueue.isSuspended = true
+        otherQueue.addOperation(elsewhere)
+        let group = GroupProcedure(operations: [elsewhere])
+        ProcedureQueue().addOperation(group)
+        otherQueue.isSuspended = false
+        wait(for: elsewhere, timeout: 10)
+        wait(for: group, timeout: 2)
+        XCTAssertTrue(group.isFinished, "the group never finished")
+        XCTAssertEqual(misuse.kinds(about: elsewhere), [.addedToSecondQueue])
+    }
+
+    // MARK: - A child's failure is lost when the group is cancelled afterwards
+
+    /// A child failed (a real error, not an echo of a cancel); then the group was cancelled
+    /// without errors. The group reports no errors at all: `failed` is false although one of
+    /// its children failed before anything was cancelled.
+    func testBUG_childFailureBeforePlainCancelIsLost() {
+        let failing = TestProcedure(name: "failing", error: TestError("real failure"))
+        let executing = expectation(description: "running child executing")
+        let running = BuiltInWaitForCancel(name: "running")
+        running.addDidExecuteBlockObserver { _ in executing.fulfill() }
+        let group = GroupProcedure(operations: [failing, running])
+        ProcedureQueue().addOperation(group)
+        wait(for: [executing], timeout: 10)
+        wait(for: failing, timeout: 10)
+        XCTAssertTrue(failing.failed)
+
+        group.cancel()
+        wait(for: group, timeout: 10)
+        XCTAssertTrue(group.isCancelled)
+        XCTAssertEqual(builtInTestErrorIDs(group.errors), ["real failure"], "\(group.errors)")
+    }
+
+    // MARK: - A suspended group never finishes once cancelled
+
+    /// Arguable (a suspended `OperationQueue` does not start cancelled operations either), but
+    /// the group is documented to finish promptly when cancelled, and here it hangs silently
+    /// until someone resumes it: its cancelled children sit in the suspended internal queue.
+    func testBUG_cancelledSuspendedGroupDoesNotFinish() {
+        let child = TestProcedure(name: "held")
+        let group = GroupProcedure(operations: [child])
+        group.isSuspended = true
+        let executed = expectation(description: "group executed")
+        group.addDidExecuteBlockObserver { _ in executed.fulfill() }
+        let queue = ProcedureQueue()
+        queue.addOperation(group)
+        wait(for: [executed], timeout: 10)
+
+        group.cancel()
+        wait(for: group, timeout: 2)
+        assertProcedureCancelled(group)
+        assertProcedureCancelled(child)
+        XCTAssertEqual(child.executeCount, 0)
+        group.isSuspended = false  // let it finish, whatever the outcome
+    }
+}
