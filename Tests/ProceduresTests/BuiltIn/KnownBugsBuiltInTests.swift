@@ -145,4 +145,78 @@ final class KnownBugsBuiltInTests: XCTestCase {
         XCTAssertEqual(child.executeCount, 0)
         group.isSuspended = false  // let it finish, whatever the outcome
     }
+
+    // MARK: - Cancel racing finish (Procedure core; found by the stress tests)
+
+    /// `cancel()` decides under the lock that it wins (nothing has begun finishing), then
+    /// queues its event after releasing the lock. A `finish()` on another thread in that gap
+    /// is accepted too and can be handled first. The cancel event then runs after the
+    /// procedure finished: `procedureWillCancel`/`procedureDidCancel` run after did-finish,
+    /// the will-/did-cancel observers (already cleared) never run, and `isCancelled` turns
+    /// true after `isFinished`. Expected: either the cancel hooks all run before will-finish,
+    /// or the cancel has no effect at all.
+    func testBUG_cancelRacingFinishRunsCancelHooksAfterFinish() {
+        let anomalies = BuiltInBox<[String]>([])
+        let rounds = max(1, stressIterations(20))
+        let batchSize = 250
+        let queue = ProcedureQueue()
+        for _ in 0..<rounds where anomalies.value.isEmpty {
+            let executing = XCTestExpectation(description: "all executing")
+            executing.expectedFulfillmentCount = batchSize
+            let batch = (0..<batchSize).map { i -> ParkedRacer in
+                let procedure = ParkedRacer(name: "racer \(i)", anomalies: anomalies)
+                procedure.addDidExecuteBlockObserver { _ in executing.fulfill() }
+                return procedure
+            }
+            queue.addOperations(batch, waitUntilFinished: false)
+            XCTAssertEqual(XCTWaiter().wait(for: [executing], timeout: 10), .completed)
+            // Two threads walk the batch in lock step: one finishes, the other cancels.
+            let turnstile = BuiltInTurnstile()
+            stressConcurrently([
+                { for (i, procedure) in batch.enumerated() { turnstile.meet(side: 0, at: i); procedure.finish() } },
+                { for (i, procedure) in batch.enumerated() { turnstile.meet(side: 1, at: i); procedure.cancel() } },
+            ])
+            wait(forAll: batch, timeout: 10)
+            for procedure in batch where procedure.isCancelled && !procedure.willCancelObserved.value {
+                anomalies.mutate { $0.append("\(procedure.stateSummary): cancelled but its will-cancel observer never ran") }
+            }
+        }
+        XCTAssertEqual(anomalies.value.count, 0, "\(anomalies.value.prefix(3))")
+    }
+}
+
+/// Two threads meet at each index before going on.
+private final class BuiltInTurnstile: @unchecked Sendable {
+    // @unchecked: `arrived` is only touched under `lock`.
+    private let lock = NSLock()
+    private var arrived = [-1, -1]
+
+    func meet(side: Int, at index: Int) {
+        lock.withLock { arrived[side] = index }
+        while lock.withLock({ arrived[1 - side] < index }) { sched_yield() }
+    }
+}
+
+/// Executes without finishing; records any cancel hook that runs after it has finished.
+private final class ParkedRacer: Procedure, @unchecked Sendable {
+    // @unchecked: immutable references to thread-safe boxes.
+    let anomalies: BuiltInBox<[String]>
+    let willCancelObserved = BuiltInBox(false)
+
+    init(name: String, anomalies: BuiltInBox<[String]>) {
+        self.anomalies = anomalies
+        super.init()
+        self.name = name
+        addWillCancelBlockObserver { procedure, _ in procedure.willCancelObserved.mutate { $0 = true } }
+    }
+
+    override func execute() {}
+
+    override func procedureWillCancel(withErrors errors: [any Error]) {
+        if isFinished { anomalies.mutate { $0.append("\(name ?? ""): procedureWillCancel ran after it finished") } }
+    }
+
+    override func procedureDidCancel(withErrors errors: [any Error]) {
+        if isFinished { anomalies.mutate { $0.append("\(name ?? ""): procedureDidCancel ran after it finished") } }
+    }
 }
