@@ -146,6 +146,38 @@ final class KnownBugsBuiltInTests: XCTestCase {
         group.isSuspended = false  // let it finish, whatever the outcome
     }
 
+    // MARK: - Children added right after cancel() returned can run uncancelled
+
+    /// `cancel()` on a group whose callbacks are busy (here: a did-execute observer still
+    /// running; in practice: the group handling a child's finish) returns before the cancel
+    /// takes effect. `addChild` checks only the group's "cancel took effect" flag, so a child
+    /// added right after `cancel()` returned is enqueued uncancelled, runs, and finishes before
+    /// the cancel reaches it. Expected: a child added after `cancel()` returned is cancelled
+    /// (the group's cancel request is recorded synchronously, with its errors).
+    func testBUG_childAddedAfterCancelRunsUncancelledWhileTheGroupIsBusy() {
+        let anchor = BuiltInWaitForCancel(name: "anchor")
+        let group = GroupProcedure(operations: [anchor])
+        let inObserver = expectation(description: "group's did-execute observer running")
+        let release = DispatchSemaphore(value: 0)
+        group.addDidExecuteBlockObserver { _ in
+            inObserver.fulfill()
+            release.wait()  // test code holding the group's callbacks busy, on purpose
+        }
+        ProcedureQueue().addOperation(group)
+        wait(for: [inObserver], timeout: 10)
+
+        group.cancel(withError: TestError("cancelled"))
+        let late = TestProcedure(name: "added after cancel() returned")
+        group.addChild(late)
+        wait(for: late, timeout: 10)
+        release.signal()
+        wait(for: group, timeout: 10)
+
+        assertProcedureCancelled(group, withErrors: true)
+        XCTAssertTrue(late.isCancelled, "a child added after cancel() returned was not cancelled")
+        XCTAssertEqual(late.executeCount, 0, "a child added after cancel() returned executed")
+    }
+
     // MARK: - Cancel racing finish (Procedure core; found by the stress tests)
 
     /// `cancel()` decides under the lock that it wins (nothing has begun finishing), then
