@@ -3,8 +3,9 @@ import Foundation
 /// A procedure made of other operations, its children, which run on the group's own queue.
 ///
 /// The group starts its children when it executes and finishes once every child has
-/// finished, including children added while it runs and operations its children
-/// ``Procedure/produce(_:)``. Its errors are its children's errors (pass them through
+/// finished (a child procedure counts once its did-finish observers have run, so they may
+/// still add children or cancel the group), including children added while it runs and
+/// operations its children ``Procedure/produce(_:)``. Its errors are its children's errors (pass them through
 /// ``transformChildErrors(_:from:)`` to rewrite or drop them).
 ///
 /// ```swift

@@ -117,10 +117,12 @@ extension Procedure {
         #endif
         didChangeValue(forKey: "isFinished")
         for waiter in waiters { waiter.dependencyDidFinish() }
-        queue?.procedureDidFinish(self, errors: errors)
 
         procedureDidFinish(withErrors: errors)
         for observer in finalObservers { observer.didFinish(self, errors: errors) }
+        // Last, so a group counts this child done only after its did-finish observers ran:
+        // they may still add children to the group, or cancel it.
+        queue?.procedureDidFinish(self, errors: errors)
     }
 
     private func handleProduce(_ operation: Operation) {

@@ -7,6 +7,17 @@ public enum ProcedureError: Error, Sendable, CustomStringConvertible {
     case dependencyCycle(names: [String])
     /// `produce(_:)` was called while the procedure was not running on a queue.
     case produceRequiresRunningProcedure
+    /// The procedure whose result was to be injected (named) finished with these errors.
+    case dependencyFailed(name: String, errors: [any Error])
+    /// The procedure whose result was to be injected (named) was cancelled.
+    case dependencyCancelled(name: String, errors: [any Error])
+    /// The procedure whose result was to be injected (named) finished without an output.
+    case dependencyProducedNoOutput(name: String)
+    /// A procedure failed with several errors; they are all here, in order.
+    case multiple(errors: [any Error])
+    /// The procedure was awaited but belongs to no queue, so nothing would ever start it.
+    /// Use `ProcedureQueue.run(_:)`, which adds it for you.
+    case notEnqueued(name: String)
 
     public var description: String {
         switch self {
@@ -16,6 +27,16 @@ public enum ProcedureError: Error, Sendable, CustomStringConvertible {
             return "dependency cycle: \(names.joined(separator: " -> "))"
         case .produceRequiresRunningProcedure:
             return "produce(_:) needs a procedure that is running on a queue"
+        case .dependencyFailed(let name, let errors):
+            return "\(name) failed with \(errors)"
+        case .dependencyCancelled(let name, let errors):
+            return errors.isEmpty ? "\(name) was cancelled" : "\(name) was cancelled with \(errors)"
+        case .dependencyProducedNoOutput(let name):
+            return "\(name) finished without an output"
+        case .multiple(let errors):
+            return "\(errors.count) errors: \(errors)"
+        case .notEnqueued(let name):
+            return "\(name) was awaited but belongs to no queue; use ProcedureQueue.run(_:)"
         }
     }
 }

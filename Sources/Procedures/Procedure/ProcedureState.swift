@@ -57,6 +57,10 @@ struct ProcedureState {
     var readyAction: ReadyAction?
     /// Procedures waiting on this one; told when it finishes.
     var waiters: [Procedure] = []
+    /// The futures handed out for this procedure (see Bridges), one per kind, so every
+    /// consumer shares one future and the tree rule of cancellation holds.
+    var outputFuture: AnyObject?
+    var completionFuture: AnyObject?
 
     var hasBegunFinishing: Bool { finishErrors != nil || phase >= .finishing }
 

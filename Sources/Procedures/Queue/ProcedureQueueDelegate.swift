@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Every method has a default that does nothing. Guarantees: `willAdd` comes before the
 /// operation can start; `willFinish` comes before `isFinished` becomes true, inside the
-/// procedure's own (non-overlapping) callbacks; `didFinish` comes after. Calls for different
+/// procedure's own (non-overlapping) callbacks; `didFinish` comes after the procedure's
+/// did-finish observers. Calls for different
 /// operations may arrive concurrently, on any thread. `didAdd` may arrive after the operation
 /// has already started or even finished. Plain `Operation`s get add calls only: corelibs
 /// Foundation offers no way to observe their finishing.

@@ -1,0 +1,122 @@
+import Foundation
+
+/// A procedure that produces a value of type `Output`.
+///
+/// Use it with a closure that returns the value, synchronously or `async`:
+///
+/// ```swift
+/// let answer = ResultProcedure { 6 * 7 }
+/// let page = ResultProcedure { try await client.fetchPage() }
+/// ```
+///
+/// or subclass it, override `execute()`, and finish with ``finish(withOutput:)``. The
+/// `async` form runs its closure in a `Task` and cancels that task when the procedure is
+/// cancelled; the closure sees `Task.isCancelled` and a `CancellationError` it throws then
+/// finishes the procedure as cancelled.
+open class ResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unchecked Sendable {
+    // @unchecked: `storedOutput` and `task` are guarded by `outputLock`; `body` is immutable.
+    private enum Body {
+        case subclass
+        case synchronous(@Sendable () throws -> Output)
+        case asynchronous(@Sendable () async throws -> Output)
+    }
+    private let body: Body
+    private let outputLock = Lock()
+    private var storedOutput: Output?
+    private var task: Task<Void, Never>?
+
+    /// For subclasses, which override `execute()` and call ``finish(withOutput:)``.
+    public override init() {
+        body = .subclass
+        super.init()
+    }
+
+    /// Runs `block` and finishes with the value it returns, or the error it throws.
+    public init(block: @escaping @Sendable () throws -> Output) {
+        body = .synchronous(block)
+        super.init()
+    }
+
+    /// Runs `operation` in a `Task` and finishes with the value it returns, or the error it
+    /// throws. Cancelling the procedure cancels the task.
+    public init(operation: @escaping @Sendable () async throws -> Output) {
+        body = .asynchronous(operation)
+        super.init()
+    }
+
+    /// The value, once finished without errors.
+    public final var output: Output? { outputLock.withLock { storedOutput } }
+
+    /// Stores `value` as the output and finishes. Only the first finish counts.
+    public final func finish(withOutput value: Output) {
+        outputLock.withLock {
+            // The output belongs to the first finish; a second one (reported as misuse by
+            // `finish()`) must not overwrite it.
+            if storedOutput == nil && !isFinished { storedOutput = value }
+        }
+        finish()
+    }
+
+    open override func execute() {
+        switch body {
+        case .subclass:
+            finish()
+        case .synchronous(let block):
+            do { finish(withOutput: try block()) } catch { finish(withError: error) }
+        case .asynchronous(let operation):
+            let task = Task { [self] in
+                do {
+                    finish(withOutput: try await operation())
+                } catch {
+                    finish(withError: error is CancellationError && isCancelled ? nil : error)
+                }
+            }
+            outputLock.withLock { self.task = task }
+        }
+    }
+
+    open override func procedureDidCancel(withErrors errors: [any Error]) {
+        outputLock.withLock { task }?.cancel()
+    }
+
+    open override func procedureDidFinish(withErrors errors: [any Error]) {
+        outputLock.withLock {
+            task = nil
+            // A value stored by a finish that lost (to a cancel) is not an output.
+            if !errors.isEmpty || isCancelled { storedOutput = nil }
+        }
+    }
+}
+
+/// A procedure that turns an input into an output with a closure; pair it with
+/// ``InputProcedure/injectResult(from:)``.
+///
+/// ```swift
+/// let double = TransformProcedure { (x: Int) in x * 2 }
+/// double.injectResult(from: ResultProcedure { 21 })
+/// ```
+public final class TransformProcedure<Input: Sendable, Output: Sendable>: ResultProcedure<Output>, InputProcedure,
+    @unchecked Sendable
+{
+    // @unchecked: `input` is written by the injection's will-execute observer and read by
+    // execute(), two callbacks of this procedure, which never overlap.
+    private let transform: @Sendable (Input) throws -> Output
+
+    /// The input; set it directly or inject it.
+    public var input: Input?
+
+    /// A procedure that finishes with `transform(input)`.
+    public init(input: Input? = nil, _ transform: @escaping @Sendable (Input) throws -> Output) {
+        self.input = input
+        self.transform = transform
+        super.init()
+    }
+
+    public override func execute() {
+        guard let input else {
+            finish(withError: ProcedureError.dependencyProducedNoOutput(name: displayName + ".input"))
+            return
+        }
+        do { finish(withOutput: try transform(input)) } catch { finish(withError: error) }
+    }
+}

@@ -1,0 +1,203 @@
+/// The read side of a result that arrives later: a value, an error, or cancellation.
+///
+/// A future completes exactly once. Register handlers (`onComplete`, `onSuccess`, …) or derive
+/// new futures with combinators (`map`, `flatMap`, …); handlers registered after completion
+/// still run, once. Completion, handlers and combinators are thread-safe.
+///
+/// ```swift
+/// let promise = Promise<Int>()
+/// promise.future
+///     .map { $0 * 2 }
+///     .onSuccess { print($0) }
+/// promise.succeed(21)   // prints 42
+/// ```
+///
+/// **Threading.** Your closures run on the `context:` you pass, else on
+/// ``DefaultExecutionContext/current`` (`DispatchQueue.global()` unless changed). Never while
+/// a lock is held. With the immediate context they run on the thread that completes the
+/// future, inside a loop that keeps long chains from growing the stack.
+///
+/// **Cancellation.** Cancelling a future is a *request* sent up the chain to whatever is
+/// still running; see ``cancellationToken()``, ``cancel(options:)`` and
+/// `Promise.onRequestCancel(_:)`. A future shared by several consumers is only asked once
+/// every consumer has asked (the tree rule).
+///
+/// **Memory.** One allocation per future; handlers and closures are released as soon as the
+/// future completes.
+public final class Future<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: `state` is only touched inside `withLock`, under this object's stripe of
+    // `StripedLock`; everything else is immutable.
+    private var state: FutureState<Value>
+
+    init(upstream: FutureState<Value>.Upstream = .none) {
+        state = FutureState(phase: .pending(CallbackList()), upstream: upstream)
+    }
+
+    /// A future that has already completed with `result`.
+    public init(result: FutureResult<Value>) {
+        state = FutureState(phase: .completed(result))
+    }
+
+    /// A future that has already succeeded with `value`.
+    public convenience init(value: Value) {
+        self.init(result: .success(value))
+    }
+
+    /// A future that has already failed with `error`.
+    public convenience init(error: any Error) {
+        self.init(result: .failure(error))
+    }
+
+    @inline(__always)
+    func withLock<R>(_ body: (inout FutureState<Value>) -> R) -> R {
+        StripedLock.withLock(for: self) { body(&state) }
+    }
+
+    /// The result, or `nil` while pending. A snapshot: it may change right after it returns
+    /// `nil`. One lock.
+    public var result: FutureResult<Value>? { withLock { $0.result } }
+
+    /// Whether the future has completed (with any outcome). Once `true`, it stays `true`.
+    public var isCompleted: Bool { withLock { !$0.isPending } }
+
+    /// The result of a future known to have completed (callbacks only run after completion).
+    var completedResult: FutureResult<Value> {
+        guard let result = withLock({ $0.result }) else {
+            preconditionFailure("A future's callbacks ran before it completed")
+        }
+        return result
+    }
+
+    // MARK: - Completion
+
+    /// Completes the future and returns the callbacks that are now ready, without running
+    /// them, so that callers inside a ``CallbackList`` loop can hand them back. `nil` if the
+    /// future had already completed (the first completion wins).
+    func _complete(
+        _ result: FutureResult<Value>, disposal: FutureState<Value>.Disposal
+    ) -> CallbackList? {
+        guard let completion = withLock({ $0.complete(result, disposal: disposal) }) else {
+            return nil
+        }
+        if let vote = completion.vote {
+            CancelVoting.deliver(vote, to: completion.voteTargets)
+        }
+        return completion.callbacks
+    }
+
+    /// Completes the future and runs the callbacks. `false` if it had already completed.
+    @discardableResult
+    func complete(_ result: FutureResult<Value>, disposal: FutureState<Value>.Disposal = .withdraw) -> Bool {
+        guard let callbacks = _complete(result, disposal: disposal) else { return false }
+        callbacks.run()
+        return true
+    }
+
+    /// Adds `callback` to run on completion; if the future has completed, runs it now (and
+    /// whatever it makes ready). The owner is counted as a cancel voter when `asVoter`.
+    /// Returns `false` if it ran at once, in which case no voter was counted.
+    @discardableResult
+    func whenComplete(asVoter: Bool = false, _ callback: @escaping CallbackList.Callback) -> Bool {
+        if withLock({ $0.attach(callback, asVoter: asVoter) }) { return true }
+        callback().run()
+        return false
+    }
+
+    // MARK: - Following another future
+
+    /// What a step of a combinator produced: a result, or a future to take the result from.
+    enum Step {
+        case result(FutureResult<Value>)
+        case follow(Future<Value>)
+    }
+
+    /// Applies a step and returns the callbacks made ready (for the caller's loop).
+    func _apply(_ step: Step) -> CallbackList {
+        switch step {
+        case .result(let result): return _complete(result, disposal: .release) ?? CallbackList()
+        case .follow(let other): return _follow(other)
+        }
+    }
+
+    /// Makes this future take `other`'s eventual result, and become its consumer, so cancel
+    /// requests now reach `other`. Returns the callbacks made ready if `other` had completed.
+    func _follow(_ other: Future<Value>) -> CallbackList {
+        if other === self {
+            return _complete(.failure(FutureError.cyclicCompletion), disposal: .withdraw) ?? CallbackList()
+        }
+        let attached = other.withLock {
+            $0.attach({ self._complete(other.completedResult, disposal: .release) ?? CallbackList() }, asVoter: true)
+        }
+        guard attached else {
+            return _complete(other.completedResult, disposal: .release) ?? CallbackList()
+        }
+        consume(.one(other))
+        return CallbackList()
+    }
+
+    /// Records `upstream` (whose futures already count this one as a voter) as what this
+    /// future consumes, and sends any vote that is due at once.
+    func consume(_ upstream: FutureState<Value>.Upstream) {
+        let (vote, released) = withLock { $0.follow(upstream) }
+        _ = released  // released here, after unlocking
+        if let vote { CancelVoting.deliver(vote, to: upstream.targets) }
+    }
+}
+
+extension Future: CancelVoteTarget {
+    func addCancelVoter() -> Bool {
+        withLock { $0.addVoter() }
+    }
+
+    func attachConsumer(_ callback: @escaping CallbackList.Callback) -> Bool {
+        withLock { $0.attach(callback, asVoter: true) }
+    }
+
+    /// Makes this future a consumer of several futures at once (`sequence`, `zip`, …): each
+    /// upstream gets its callback; callbacks of upstreams that have completed already run
+    /// last, after every vote is counted, so a quick failure cannot withdraw uncounted votes.
+    func consumeAll(_ attachments: [(any CancelVoteTarget, CallbackList.Callback)]) {
+        var attached: [any CancelVoteTarget] = []
+        var ready: [CallbackList.Callback] = []
+        for (upstream, callback) in attachments {
+            if upstream.attachConsumer(callback) { attached.append(upstream) } else { ready.append(callback) }
+        }
+        consume(.many(attached))
+        for callback in ready { callback().run() }
+    }
+
+    func receiveCancelVote(_ vote: CancelVote) -> [any CancelVoteTarget] {
+        guard let request = withLock({ $0.receive(vote) }) else { return [] }
+        runRequestHandlers(request)
+        return request.upstream
+    }
+
+    func forceCancel(thisFutureOnly: Bool) {
+        complete(.cancelled, disposal: thisFutureOnly ? .withdraw : .ask)
+    }
+
+    func addRequestHandler(_ handler: @escaping FutureState<Value>.RequestHandler) {
+        if let request = withLock({ $0.addRequestHandler(handler) }) {
+            runRequestHandlers(request)
+        }
+    }
+
+    private func runRequestHandlers(_ request: FutureState<Value>.Request) {
+        for handler in request.handlers {
+            if case .complete(let result) = handler(request.options) {
+                complete(result)
+            }
+        }
+    }
+
+    /// Completes with `.failure(FutureError.brokenPromise)` unless completed or following
+    /// another future (the promise that could complete it is gone).
+    func breakPromiseIfAbandoned() {
+        let abandoned = withLock { state -> Bool in
+            guard state.isPending else { return false }
+            if case .none = state.upstream { return true }
+            return false
+        }
+        if abandoned { complete(.failure(FutureError.brokenPromise)) }
+    }
+}

@@ -1,0 +1,169 @@
+/// Everything a future knows, as a value-type state machine.
+///
+/// The future keeps one of these under its lock; each `mutating` method is one transition and
+/// returns what must happen next (callbacks to run, votes to send, closures to release). The
+/// future performs that *after* unlocking, so no user code ever runs under a lock.
+struct FutureState<Value: Sendable> {
+    typealias RequestHandler = @Sendable (CancelRequestOptions) -> CancelResponse<Value>
+
+    enum Phase {
+        case pending(CallbackList)
+        case completed(FutureResult<Value>)
+    }
+
+    /// The futures this one consumes: nothing, the future it is derived from or follows, or
+    /// several (`sequence`, `zip`, `firstCompleted`).
+    enum Upstream {
+        case none
+        case one(any CancelVoteTarget)
+        case many([any CancelVoteTarget])
+
+        var targets: [any CancelVoteTarget] {
+            switch self {
+            case .none: return []
+            case .one(let target): return [target]
+            case .many(let targets): return targets
+            }
+        }
+    }
+
+    /// What a completing future tells its upstream when its vote there is still live.
+    enum Disposal {
+        /// Nothing: the upstream has completed already (the usual derived-future case).
+        case release
+        /// "I no longer need you": the remaining consumers decide.
+        case withdraw
+        /// "Cancel": used when this future is forced to complete as cancelled.
+        case ask
+    }
+
+    /// The result of ``complete(_:disposal:)``. Holding `released*` until after unlocking
+    /// makes the last release of user closures happen outside the lock.
+    struct Completion {
+        var callbacks: CallbackList
+        var vote: CancelVote?
+        var voteTargets: [any CancelVoteTarget] = []
+        var releasedUpstream: Upstream = .none
+        var releasedHandlers: [RequestHandler] = []
+    }
+
+    /// A decided cancel request: handlers to run (outside the lock) and futures to ask next.
+    struct Request {
+        var options: CancelRequestOptions
+        var handlers: [RequestHandler] = []
+        var upstream: [any CancelVoteTarget] = []
+    }
+
+    var phase: Phase
+    var upstream: Upstream = .none
+    /// Whether this future's vote on `upstream` has been neither cast nor withdrawn yet.
+    var upstreamVoteLive = false
+    /// Consumers that have neither asked nor withdrawn.
+    var liveVoters = 0
+    var askers = 0
+    var askedOptions: CancelRequestOptions = []
+    /// Whether some asker wanted the request forwarded upstream (did not say `thisFutureOnly`).
+    var forwardWanted = false
+    /// Whether a request has been decided; handlers registered later run at once.
+    var requested = false
+    var requestHandlers: [RequestHandler] = []
+    var handlersCalled = 0
+
+    init(phase: Phase, upstream: Upstream = .none) {
+        self.phase = phase
+        self.upstream = upstream
+        if case .none = upstream {} else { upstreamVoteLive = true }
+    }
+
+    var isPending: Bool {
+        if case .pending = phase { return true }
+        return false
+    }
+
+    var result: FutureResult<Value>? {
+        if case .completed(let result) = phase { return result }
+        return nil
+    }
+
+    /// Adds a callback (and optionally counts its owner as a consumer). `false` if completed.
+    mutating func attach(_ callback: @escaping CallbackList.Callback, asVoter: Bool) -> Bool {
+        guard case .pending(var callbacks) = phase else { return false }
+        // Park a placeholder so the list is uniquely referenced while it grows.
+        phase = .completed(.cancelled)
+        callbacks.append(callback)
+        phase = .pending(callbacks)
+        if asVoter { liveVoters += 1 }
+        return true
+    }
+
+    mutating func addVoter() -> Bool {
+        guard isPending else { return false }
+        liveVoters += 1
+        return true
+    }
+
+    mutating func complete(_ result: FutureResult<Value>, disposal: Disposal) -> Completion? {
+        guard case .pending(let callbacks) = phase else { return nil }
+        phase = .completed(result)
+        var completion = Completion(callbacks: callbacks)
+        if upstreamVoteLive {
+            upstreamVoteLive = false
+            switch disposal {
+            case .release: break
+            case .withdraw: completion.vote = .withdraw
+            case .ask: completion.vote = .ask([])
+            }
+            if completion.vote != nil { completion.voteTargets = upstream.targets }
+        }
+        completion.releasedUpstream = upstream
+        upstream = .none
+        completion.releasedHandlers = requestHandlers
+        requestHandlers = []
+        return completion
+    }
+
+    mutating func receive(_ vote: CancelVote) -> Request? {
+        guard isPending else { return nil }
+        liveVoters -= 1
+        if case .ask(let options) = vote {
+            askers += 1
+            askedOptions.formUnion(options)
+            if !options.contains(.thisFutureOnly) { forwardWanted = true }
+        }
+        guard liveVoters <= 0, askers > 0 else { return nil }
+        requested = true
+        var request = Request(options: askedOptions)
+        if handlersCalled < requestHandlers.count {
+            request.handlers = Array(requestHandlers[handlersCalled...])
+            handlersCalled = requestHandlers.count
+        }
+        if forwardWanted, upstreamVoteLive {
+            upstreamVoteLive = false
+            request.upstream = upstream.targets
+        }
+        return request
+    }
+
+    mutating func addRequestHandler(_ handler: @escaping RequestHandler) -> Request? {
+        guard isPending else { return nil }
+        requestHandlers.append(handler)
+        guard requested else { return nil }
+        handlersCalled = requestHandlers.count
+        return Request(options: askedOptions, handlers: [handler])
+    }
+
+    /// Starts consuming `newUpstream` (already counted there as a voter). Returns the vote to
+    /// send it at once: a withdrawal if this future completed meanwhile, an ask if a forwarded
+    /// request is outstanding (so it reaches whichever future is now running).
+    mutating func follow(_ newUpstream: Upstream) -> (CancelVote?, released: Upstream) {
+        guard isPending else { return (.withdraw, .none) }
+        let old = upstream
+        upstream = newUpstream
+        upstreamVoteLive = true
+        if requested, forwardWanted {
+            upstreamVoteLive = false
+            return (.ask([]), old)
+        }
+        return (nil, old)
+    }
+}
