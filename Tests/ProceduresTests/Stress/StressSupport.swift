@@ -2,12 +2,7 @@ import Foundation
 import ProceduresTesting
 import XCTest
 
-/// Scales a stress test's iteration count by `PROCEDURES_STRESS_SCALE` (a Double, default 1;
-/// CI runs ThreadSanitizer at 0.2). Never returns less than 1.
-func stressIterations(_ base: Int) -> Int {
-    let scale = ProcessInfo.processInfo.environment["PROCEDURES_STRESS_SCALE"].flatMap(Double.init) ?? 1
-    return max(1, Int((Double(base) * scale).rounded()))
-}
+// `stressIterations(_:)` (scaled by PROCEDURES_STRESS_SCALE) lives in Futures/StressScale.swift.
 
 /// A small seeded generator (SplitMix64), so a failing run can be replayed from its seed.
 struct StressRandom: RandomNumberGenerator {
