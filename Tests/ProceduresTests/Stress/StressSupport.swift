@@ -27,6 +27,9 @@ struct StressRandom: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
+    /// A number in `0..<bound`.
+    mutating func nextInt(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &self) }
 }
 
 /// A value behind a lock, for the stress tests (named apart from the suite-wide `LockedBox`).
@@ -48,6 +51,7 @@ final class StressCounters: @unchecked Sendable {
     init(count: Int) { counts = Array(repeating: 0, count: count) }
     func increment(_ index: Int) { lock.withLock { counts[index] += 1 } }
     var values: [Int] { lock.withLock { counts } }
+    func value(_ index: Int) -> Int { lock.withLock { counts[index] } }
 }
 
 /// A weak reference that can be read from any thread.
