@@ -105,3 +105,24 @@ func builtInParentCancelledErrors(_ errors: [any Error]) -> [any Error]? {
     }
     return nil
 }
+
+extension XCTestCase {
+    /// Waits until `procedures` have finished (and their did-finish observers ran) without
+    /// adding any of them to a queue.
+    ///
+    /// Use it for a group's children: `wait(for:)` adds a procedure that is not yet enqueued
+    /// to a fresh queue, which steals a child its group has not enqueued yet (the group then
+    /// never hears that child finish).
+    func builtInWaitUntilFinished(
+        _ procedures: Procedure..., timeout: TimeInterval = 10, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        let finished = XCTestExpectation(description: "\(procedures.count) procedure(s) finished")
+        finished.expectedFulfillmentCount = max(procedures.count, 1)
+        if procedures.isEmpty { finished.fulfill() }
+        for procedure in procedures { procedure.addDidFinishBlockObserver { _, _ in finished.fulfill() } }
+        if XCTWaiter().wait(for: [finished], timeout: timeout) != .completed {
+            let lines = procedures.filter { !$0.isFinished }.map { "  - \($0.stateSummary)" }.joined(separator: "\n")
+            XCTFail("Timed out after \(timeout) s waiting for:\n\(lines)", file: file, line: line)
+        }
+    }
+}

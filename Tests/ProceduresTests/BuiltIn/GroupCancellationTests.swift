@@ -13,6 +13,17 @@ private final class CountingGroup: GroupProcedure, @unchecked Sendable {
     }
 }
 
+/// A group that counts calls to its error-transform hook.
+private final class TransformCountingGroup: GroupProcedure, @unchecked Sendable {
+    // @unchecked: the counter has its own lock.
+    let transforms = BuiltInBox(0)
+
+    override func transformChildErrors(_ errors: [any Error], from child: Procedure) -> [any Error] {
+        transforms.mutate { $0 += 1 }
+        return errors
+    }
+}
+
 final class GroupCancellationTests: XCTestCase {
     private var misuse: BuiltInMisuseCapture!
 
@@ -263,7 +274,7 @@ final class GroupCancellationTests: XCTestCase {
         _ = start(group, waitingFor: executing)
 
         group.cancel()
-        for procedure in waiting { wait(for: procedure, timeout: 10) }
+        for procedure in waiting { builtInWaitUntilFinished(procedure) }
         XCTAssertFalse(group.isFinished)
         for procedure in waiting {
             assertProcedureCancelled(procedure)
@@ -476,5 +487,47 @@ final class GroupCancellationTests: XCTestCase {
             XCTAssertEqual(recorder.events(of: child).filter { $0 == .didFinish }.count, 1)
             XCTAssertEqual(child.didCancelCount, 1)
         }
+    }
+
+    // MARK: - Built-in children
+
+    func testCancellingAGroupOfLongDelaysFinishesPromptly() {
+        let delays = (0..<5).map { _ in DelayProcedure(by: 60) }
+        let executing = expectation(description: "delays executing")
+        executing.expectedFulfillmentCount = delays.count
+        for delay in delays { delay.addDidExecuteBlockObserver { _ in executing.fulfill() } }
+        let group = GroupProcedure(operations: delays)
+        _ = start(group, waitingFor: executing)
+
+        group.cancel()
+        wait(for: group, timeout: 10)
+        assertProcedureCancelled(group)
+        for delay in delays { assertProcedureCancelled(delay) }
+    }
+
+    func testTransformHookIsNotCalledOnceCancelled() {
+        let child = BlockProcedure(asyncBlock: { _ in })
+        child.addDidCancelBlockObserver { child, _ in child.finish(withError: TestError("after cancel")) }
+        let executing = expectation(description: "executing")
+        child.addDidExecuteBlockObserver { _ in executing.fulfill() }
+        let group = TransformCountingGroup(operations: [child])
+        _ = start(group, waitingFor: executing)
+
+        group.cancel()
+        wait(for: group, timeout: 10)
+        XCTAssertEqual(group.transforms.value, 0)
+        XCTAssertEqual(group.errors.count, 0)
+    }
+
+    func testTransformHookIsCalledForFailuresBeforeTheCancel() {
+        let failing = TestProcedure(name: "failing", error: TestError("early"))
+        let (running, executing) = runningChildren(1)
+        let group = TransformCountingGroup(operations: [failing] + running)
+        _ = start(group, waitingFor: executing)
+        builtInWaitUntilFinished(failing)
+
+        group.cancel()
+        wait(for: group, timeout: 10)
+        XCTAssertEqual(group.transforms.value, 1)
     }
 }

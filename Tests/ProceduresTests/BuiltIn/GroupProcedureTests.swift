@@ -374,4 +374,65 @@ final class GroupProcedureTests: XCTestCase {
         XCTAssertEqual(recorder.overlaps, [])
         XCTAssertEqual(recorder.events(of: group), [.willExecute, .didExecute, .willFinish, .didFinish])
     }
+
+    // MARK: - Defaults and sizes
+
+    func testDefaults() {
+        let group = GroupProcedure()
+        XCTAssertFalse(group.isSuspended)
+        XCTAssertEqual(group.maxConcurrentOperationCount, OperationQueue.defaultMaxConcurrentOperationCount)
+        XCTAssertTrue(group.children.isEmpty)
+        XCTAssertTrue(group.errors.isEmpty)
+    }
+
+    func testThousandChildren() {
+        let runs = BuiltInBox(0)
+        let children = (0..<1000).map { _ in BlockProcedure { runs.mutate { $0 += 1 } } }
+        let group = GroupProcedure(operations: children)
+        wait(for: group, timeout: 10)
+        assertProcedureFinished(group)
+        XCTAssertEqual(runs.value, 1000)
+    }
+
+    func testChildDependingOnAProcedureOutsideTheGroup() {
+        let outside = TestProcedure(name: "outside", delay: 0.05)
+        let outsideFinishedFirst = BuiltInBox<Bool?>(nil)
+        let inside = BlockProcedure { outsideFinishedFirst.mutate { $0 = outside.isFinished } }
+        inside.addDependency(outside)
+        let group = GroupProcedure(operations: [inside])
+        wait(for: group, outside)
+        assertProcedureFinished(group)
+        XCTAssertEqual(outsideFinishedFirst.value, true)
+    }
+
+    func testGroupWaitsForADelayChild() {
+        let delay = DelayProcedure(by: 0.05)
+        let group = GroupProcedure(operations: [delay])
+        let delayFinishedFirst = BuiltInBox<Bool?>(nil)
+        group.addWillFinishBlockObserver { _, _ in delayFinishedFirst.mutate { $0 = delay.isFinished } }
+        wait(for: group, timeout: 10)
+        assertProcedureFinished(group)
+        XCTAssertEqual(delayFinishedFirst.value, true)
+    }
+
+    func testNestedGroupsFinishInsideOut() {
+        let leaf = TestProcedure(name: "leaf", delay: 0.02)
+        let inner = GroupProcedure(operations: [leaf])
+        let outer = GroupProcedure(operations: [inner, TestProcedure(name: "sibling")])
+        let innerFinishedFirst = BuiltInBox<Bool?>(nil)
+        outer.addWillFinishBlockObserver { _, _ in innerFinishedFirst.mutate { $0 = inner.isFinished && leaf.isFinished } }
+        wait(for: outer)
+        assertProcedureFinished(outer)
+        assertProcedureFinished(inner)
+        XCTAssertEqual(innerFinishedFirst.value, true)
+    }
+
+    func testNestedGroupErrorsBubbleUp() {
+        let inner = GroupProcedure(operations: [TestProcedure(name: "deep", error: TestError("deep"))])
+        let outer = GroupProcedure(operations: [inner])
+        wait(for: outer)
+        assertProcedureFinishedWithErrors(inner, count: 1)
+        assertProcedureFinishedWithErrors(outer, count: 1)
+        XCTAssertEqual(builtInTestErrorIDs(outer.errors), ["deep"])
+    }
 }

@@ -114,7 +114,7 @@ final class KnownBugsBuiltInTests: XCTestCase {
         let group = GroupProcedure(operations: [failing, running])
         ProcedureQueue().addOperation(group)
         wait(for: [executing], timeout: 10)
-        wait(for: failing, timeout: 10)
+        builtInWaitUntilFinished(failing)
         XCTAssertTrue(failing.failed)
 
         group.cancel()
@@ -169,7 +169,7 @@ final class KnownBugsBuiltInTests: XCTestCase {
         group.cancel(withError: TestError("cancelled"))
         let late = TestProcedure(name: "added after cancel() returned")
         group.addChild(late)
-        wait(for: late, timeout: 10)
+        builtInWaitUntilFinished(late)
         release.signal()
         wait(for: group, timeout: 10)
 
