@@ -127,6 +127,29 @@ final class GroupProcedureTests: XCTestCase {
         XCTAssertEqual(misuse.kinds(about: group), [])
     }
 
+    func testGroupFinishesAfterItsChildrensDidFinishObservers() {
+        let children = (0..<5).map { TestProcedure(name: "child \($0)", delay: 0.01 * Double($0 % 2)) }
+        let observed = BuiltInBox(0)
+        for child in children { child.addDidFinishBlockObserver { _, _ in observed.mutate { $0 += 1 } } }
+        let group = GroupProcedure(operations: children)
+        let observedAtWillFinish = BuiltInBox<Int?>(nil)
+        group.addWillFinishBlockObserver { _, _ in observedAtWillFinish.mutate { $0 = observed.value } }
+        wait(for: group)
+        XCTAssertEqual(observedAtWillFinish.value, 5)
+    }
+
+    func testChildAddedFromTheLastChildsDidFinishObserverRuns() {
+        let late = TestProcedure(name: "late", delay: 0.02)
+        let only = TestProcedure(name: "only")
+        let group = GroupProcedure(operations: [only])
+        only.addDidFinishBlockObserver { _, _ in group.addChild(late) }
+        wait(for: group)
+        assertProcedureFinished(group)
+        assertProcedureFinished(late)
+        XCTAssertEqual(late.executeCount, 1)
+        XCTAssertEqual(misuse.kinds(about: group), [])
+    }
+
     func testChildrenAddedFromAChildsExecuteDuringExecution() {
         let added = (0..<5).map { TestProcedure(name: "added \($0)", delay: 0.02) }
         let group = GroupProcedure()

@@ -82,7 +82,9 @@ final class KnownBugsBuiltInTests: XCTestCase {
         wait(for: group, timeout: 2)
         XCTAssertTrue(group.isFinished, "the group never finished")
         XCTAssertEqual(child.executeCount, 1)
-        XCTAssertEqual(misuse.kinds(about: child), [.addedTwice])
+        // Depending on whether the first copy already finished when the second is enqueued.
+        let kinds = misuse.kinds(about: child)
+        XCTAssertTrue(kinds == [.addedTwice] || kinds == [.addedAfterFinishing], "\(kinds)")
     }
 
     /// A procedure that already belongs to another queue is refused by the group's queue but
