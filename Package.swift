@@ -6,11 +6,16 @@ let package = Package(
     products: [
         .library(name: "Procedures", targets: ["Procedures"]),
         .library(name: "ProceduresTesting", targets: ["ProceduresTesting"]),
+        .executable(name: "procedures-demo", targets: ["procedures-demo"]),
     ],
     targets: [
         .target(name: "Procedures"),
         .target(name: "ProceduresTesting", dependencies: ["Procedures"]),
-        .testTarget(name: "ProceduresTests", dependencies: ["Procedures", "ProceduresTesting"]),
+        .executableTarget(name: "procedures-demo", dependencies: ["Procedures"]),
+        .testTarget(
+            name: "ProceduresTests",
+            // The demo is a dependency so that `swift test` builds it for the end-to-end test.
+            dependencies: ["Procedures", "ProceduresTesting", "procedures-demo"]),
     ],
     swiftLanguageModes: [.v6]
 )

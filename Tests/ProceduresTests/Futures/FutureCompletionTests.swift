@@ -8,7 +8,7 @@ final class FutureCompletionTests: XCTestCase {
         XCTAssertNil(promise.future.result)
         XCTAssertTrue(promise.succeed(1))
         XCTAssertFalse(promise.succeed(2))
-        XCTAssertFalse(promise.fail(TestError()))
+        XCTAssertFalse(promise.fail(FutureTestError()))
         XCTAssertFalse(promise.cancel())
         XCTAssertFalse(promise.complete(.success(3)))
         XCTAssertEqual(promise.future.result?.summary, "success(1)")
@@ -23,7 +23,7 @@ final class FutureCompletionTests: XCTestCase {
     }
 
     func testEachHandlerKindRunsOnlyForItsOutcome() {
-        for outcome in [FutureResult<Int>.success(1), .failure(TestError()), .cancelled] {
+        for outcome in [FutureResult<Int>.success(1), .failure(FutureTestError()), .cancelled] {
             let promise = Promise<Int>()
             let log = EventLog<String>()
             promise.future.onSuccess(context: .immediate) { log.append("success \($0)") }
@@ -171,9 +171,9 @@ final class FutureCompletionTests: XCTestCase {
 
     func testCreationHelpers() throws {
         XCTAssertEqual(Future(value: 1).result?.summary, "success(1)")
-        XCTAssertEqual(Future<Int>(error: TestError()).result?.error as? TestError, TestError())
+        XCTAssertEqual(Future<Int>(error: FutureTestError()).result?.error as? FutureTestError, FutureTestError())
         XCTAssertEqual(future(context: .immediate) { 4 }.result?.summary, "success(4)")
-        XCTAssertEqual(future(context: .immediate) { () throws -> Int in throw TestError(code: 2) }.result?.error as? TestError, TestError(code: 2))
+        XCTAssertEqual(future(context: .immediate) { () throws -> Int in throw FutureTestError(code: 2) }.result?.error as? FutureTestError, FutureTestError(code: 2))
         let ran = expectation(description: "ran on the default context")
         future { 5 }.onSuccess { XCTAssertEqual($0, 5); ran.fulfill() }
         wait(for: [ran], timeout: 5)

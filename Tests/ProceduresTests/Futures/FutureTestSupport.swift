@@ -47,12 +47,12 @@ final class Counter: @unchecked Sendable {
 /// released.
 final class Tracked: Sendable {}
 
-struct TestError: Error, Equatable {
+struct FutureTestError: Error, Equatable {
     var code = 1
 }
 
 extension FutureResult {
-    /// A comparable description for assertions: "success(1)", "failure(TestError(code: 1))", "cancelled".
+    /// A comparable description for assertions: "success(1)", "failure(FutureTestError(code: 1))", "cancelled".
     var summary: String {
         switch self {
         case .success(let value): return "success(\(value))"
