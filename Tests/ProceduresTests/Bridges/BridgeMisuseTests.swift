@@ -67,4 +67,14 @@ final class BridgeMisuseTests: XCTestCase {
         // The dependency was refused, so the observer runs before `source` finished.
         assertProcedureCancelled(target, withErrors: true)
     }
+
+    func testTheFutureOfAGroupChildCompletesWhenTheGroupRunsIt() {
+        let child = ResultProcedure { 12 }
+        let group = GroupProcedure(operations: [child])
+        let future = child.future  // not queue.future(child): see KnownBugsBridgesTests
+        XCTAssertFalse(future.isCompleted)
+        wait(for: group)
+        assertProcedureFinished(group)
+        XCTAssertEqual(future.result?.value, 12)
+    }
 }

@@ -26,10 +26,10 @@ final class FutureProcedureTests: XCTestCase {
         let promise = Promise<Int>()
         let procedure = FutureProcedure(promise.future)
         ProcedureQueue().addOperation(procedure)
-        promise.fail(TestError(code: 6))
+        promise.fail(TestError("e6"))
         wait(for: procedure)
         assertProcedureFinishedWithErrors(procedure, count: 1)
-        XCTAssertEqual(procedure.errors.first as? TestError, TestError(code: 6))
+        XCTAssertEqual(procedure.errors.first as? TestError, TestError("e6"))
         XCTAssertNil(procedure.output)
     }
 
@@ -79,10 +79,10 @@ final class FutureProcedureTests: XCTestCase {
         ProcedureQueue().addOperation(group)
         wait(for: sibling)
         XCTAssertFalse(group.isFinished, "the group waits for the future")
-        promise.fail(TestError(code: 2))
+        promise.fail(TestError("e2"))
         wait(for: group)
         assertProcedureFinishedWithErrors(group, count: 1)
-        XCTAssertEqual(group.errors.first as? TestError, TestError(code: 2))
+        XCTAssertEqual(group.errors.first as? TestError, TestError("e2"))
     }
 
     func testCancellingTheGroupReachesTheFuture() {

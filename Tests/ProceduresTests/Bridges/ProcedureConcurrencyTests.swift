@@ -13,31 +13,31 @@ final class ProcedureConcurrencyTests: XCTestCase {
     func testRunThrowsTheError() async {
         let queue = ProcedureQueue()
         do {
-            _ = try await queue.run(ResultProcedure<Int> { throw TestError(code: 2) })
+            _ = try await queue.run(ResultProcedure<Int> { throw TestError("e2") })
             XCTFail("expected an error")
         } catch {
-            XCTAssertEqual(error as? TestError, TestError(code: 2))
+            XCTAssertEqual(error as? TestError, TestError("e2"))
         }
     }
 
     func testRunOfAPlainProcedureThrowsItsError() async {
         do {
-            try await ProcedureQueue().run(BlockProcedure { throw TestError(code: 1) })
+            try await ProcedureQueue().run(BlockProcedure { throw TestError("e1") })
             XCTFail("expected an error")
         } catch {
-            XCTAssertEqual(error as? TestError, TestError(code: 1))
+            XCTAssertEqual(error as? TestError, TestError("e1"))
         }
     }
 
     func testRunThrowsMultipleForSeveralErrors() async {
         let group = GroupProcedure(operations: [
-            TestProcedure(error: TestError(code: 1)), TestProcedure(error: TestError(code: 2)),
+            TestProcedure(error: TestError("e1")), TestProcedure(error: TestError("e2")),
         ])
         do {
             try await ProcedureQueue().run(group)
             XCTFail("expected an error")
         } catch ProcedureError.multiple(let errors) {
-            XCTAssertEqual(Set(errors.compactMap { ($0 as? TestError)?.code }), [1, 2])
+            XCTAssertEqual(Set(errors.compactMap { ($0 as? TestError)?.id }), ["e1", "e2"])
         } catch {
             XCTFail("\(error)")
         }
@@ -138,12 +138,12 @@ final class ProcedureConcurrencyTests: XCTestCase {
         do {
             try await withThrowingTaskGroup(of: Int.self) { group in
                 group.addTask { try await queue.run(blocker) }
-                group.addTask { throw TestError(code: 1) }
+                group.addTask { throw TestError("e1") }
                 for try await _ in group {}
             }
             XCTFail("expected the group to throw")
         } catch {
-            XCTAssertEqual(error as? TestError, TestError(code: 1))
+            XCTAssertEqual(error as? TestError, TestError("e1"))
         }
         XCTAssertTrue(blocker.isCancelled)
         XCTAssertTrue(blocker.isFinished, "the task group awaited the cancelled run")
@@ -154,10 +154,10 @@ final class ProcedureConcurrencyTests: XCTestCase {
         let blocker = Blocker<Int>("blocker")
         let task = Task { try await queue.run(blocker) }
         await fulfillment(of: [blocker.executed], timeout: 10)
-        blocker.cancel(withError: TestError(code: 4))
+        blocker.cancel(withError: TestError("e4"))
         let result = await task.result
         XCTAssertThrowsError(try result.get()) { XCTAssertTrue($0 is CancellationError, "\($0)") }
-        XCTAssertEqual(blocker.errors.first as? TestError, TestError(code: 4), "the cancel errors stay on the procedure")
+        XCTAssertEqual(blocker.errors.first as? TestError, TestError("e4"), "the cancel errors stay on the procedure")
     }
 
     // MARK: Groups

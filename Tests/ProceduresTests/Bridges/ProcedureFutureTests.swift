@@ -6,7 +6,7 @@ import XCTest
 final class ProcedureFutureTests: XCTestCase {
     /// Finishes with several errors at once.
     final class TwoErrors: ResultProcedure<Int>, @unchecked Sendable {
-        override func execute() { finish(withErrors: [TestError(code: 1), TestError(code: 2)]) }
+        override func execute() { finish(withErrors: [TestError("e1"), TestError("e2")]) }
     }
 
     // MARK: Outcomes
@@ -19,8 +19,8 @@ final class ProcedureFutureTests: XCTestCase {
 
     func testOneErrorArrivesAsIs() {
         let queue = ProcedureQueue()
-        let result = waitForResult(of: queue.future(ResultProcedure<Int> { throw TestError(code: 4) }))
-        XCTAssertEqual(result?.typedError(TestError.self), TestError(code: 4), "\(result?.summary ?? "nil")")
+        let result = waitForResult(of: queue.future(ResultProcedure<Int> { throw TestError("e4") }))
+        XCTAssertEqual(result?.typedError(TestError.self), TestError("e4"), "\(result?.summary ?? "nil")")
     }
 
     func testSeveralErrorsArriveAsMultiple() {
@@ -29,7 +29,7 @@ final class ProcedureFutureTests: XCTestCase {
         guard case .multiple(let errors)? = result?.typedError(ProcedureError.self) else {
             return XCTFail("expected ProcedureError.multiple, got \(result?.summary ?? "nil")")
         }
-        XCTAssertEqual(errors.compactMap { $0 as? TestError }, [TestError(code: 1), TestError(code: 2)])
+        XCTAssertEqual(errors.compactMap { $0 as? TestError }, [TestError("e1"), TestError("e2")])
     }
 
     func testSucceedingWithoutAnOutputFailsTheFuture() {
@@ -58,9 +58,9 @@ final class ProcedureFutureTests: XCTestCase {
         let blocker = Blocker<Int>("blocker")
         let future = queue.future(blocker)
         wait(for: [blocker.executed], timeout: 10)
-        blocker.cancel(withError: TestError(code: 5))
+        blocker.cancel(withError: TestError("e5"))
         XCTAssertEqual(waitForResult(of: future)?.summary, "cancelled")
-        XCTAssertEqual(blocker.errors.first as? TestError, TestError(code: 5), "the errors stay on the procedure")
+        XCTAssertEqual(blocker.errors.first as? TestError, TestError("e5"), "the errors stay on the procedure")
     }
 
     func testPlainProcedureGivesAVoidFuture() {
@@ -68,8 +68,8 @@ final class ProcedureFutureTests: XCTestCase {
         let plain = TestProcedure()
         let future: Future<Void> = queue.future(plain)
         XCTAssertNotNil(waitForResult(of: future)?.value)
-        let failing = TestProcedure(error: TestError(code: 2))
-        XCTAssertEqual(waitForResult(of: queue.future(failing))?.typedError(TestError.self), TestError(code: 2))
+        let failing = TestProcedure(error: TestError("e2"))
+        XCTAssertEqual(waitForResult(of: queue.future(failing))?.typedError(TestError.self), TestError("e2"))
     }
 
     // MARK: Identity
@@ -154,9 +154,9 @@ final class ProcedureFutureTests: XCTestCase {
         wait(for: procedure)
         let future = procedure.future  // first asked after it finished
         XCTAssertEqual(future.result?.value, "ready", "completed before `future` returned")
-        let failed = ResultProcedure<Int> { throw TestError(code: 8) }
+        let failed = ResultProcedure<Int> { throw TestError("e8") }
         wait(for: failed)
-        XCTAssertEqual(failed.future.result?.typedError(TestError.self), TestError(code: 8))
+        XCTAssertEqual(failed.future.result?.typedError(TestError.self), TestError("e8"))
         let cancelled = ResultProcedure { 1 }
         cancelled.cancel()
         wait(for: cancelled)

@@ -30,7 +30,7 @@ final class ResultInjectionTests: XCTestCase {
     }
 
     func testFailedSourceCancelsTheTargetWithDependencyFailed() {
-        let source = ResultProcedure<Int> { throw TestError(code: 1) }
+        let source = ResultProcedure<Int> { throw TestError("e1") }
         source.name = "Source"
         let ran = LockedBox(false)
         let target = TransformProcedure { (x: Int) -> Int in
@@ -46,7 +46,7 @@ final class ResultInjectionTests: XCTestCase {
             return XCTFail("expected dependencyFailed, got \(target.errors)")
         }
         XCTAssertEqual(name, "Source")
-        XCTAssertEqual(errors.first as? TestError, TestError(code: 1))
+        XCTAssertEqual(errors.first as? TestError, TestError("e1"))
     }
 
     func testCancelledSourceCancelsTheTargetWithDependencyCancelled() {
@@ -55,14 +55,14 @@ final class ResultInjectionTests: XCTestCase {
         target.injectResult(from: source)
         ProcedureQueue().addOperations([source, target], waitUntilFinished: false)
         wait(for: [source.executed], timeout: 10)
-        source.cancel(withError: TestError(code: 3))
+        source.cancel(withError: TestError("e3"))
         wait(for: target)
         assertProcedureCancelled(target, withErrors: true)
         guard case .dependencyCancelled(let name, let errors)? = target.errors.first as? ProcedureError else {
             return XCTFail("expected dependencyCancelled, got \(target.errors)")
         }
         XCTAssertEqual(name, "Source")
-        XCTAssertEqual(errors.first as? TestError, TestError(code: 3))
+        XCTAssertEqual(errors.first as? TestError, TestError("e3"))
     }
 
     func testSourceWithoutOutputCancelsTheTarget() {
@@ -92,7 +92,7 @@ final class ResultInjectionTests: XCTestCase {
     }
 
     func testInjectingFromAFinishedFailedSource() {
-        let source = ResultProcedure<String> { throw TestError(code: 4) }
+        let source = ResultProcedure<String> { throw TestError("e4") }
         wait(for: source)
         let target = TransformProcedure { (s: String) in s }
         target.injectResult(from: source)
@@ -112,7 +112,7 @@ final class ResultInjectionTests: XCTestCase {
     }
 
     func testFailureTravelsDownAChainOfInjections() {
-        let a = ResultProcedure<Int> { throw TestError(code: 5) }
+        let a = ResultProcedure<Int> { throw TestError("e5") }
         a.name = "A"
         let b = TransformProcedure { (x: Int) in x + 1 }
         b.name = "B"

@@ -15,10 +15,10 @@ final class ResultProcedureTests: XCTestCase {
     }
 
     func testThrowingBlockFailsWithItsErrorAndHasNoOutput() {
-        let failing = ResultProcedure<Int> { throw TestError(code: 7) }
+        let failing = ResultProcedure<Int> { throw TestError("e7") }
         wait(for: failing)
         assertProcedureFinishedWithErrors(failing, count: 1)
-        XCTAssertEqual(failing.errors.first as? TestError, TestError(code: 7))
+        XCTAssertEqual(failing.errors.first as? TestError, TestError("e7"))
         XCTAssertNil(failing.output)
     }
 
@@ -50,11 +50,11 @@ final class ResultProcedureTests: XCTestCase {
     func testAsyncClosureErrorFailsTheProcedure() {
         let procedure = ResultProcedure { () async throws -> String in
             await Task.yield()
-            throw TestError(code: 3)
+            throw TestError("e3")
         }
         wait(for: procedure)
         assertProcedureFinishedWithErrors(procedure, count: 1)
-        XCTAssertEqual(procedure.errors.first as? TestError, TestError(code: 3))
+        XCTAssertEqual(procedure.errors.first as? TestError, TestError("e3"))
         XCTAssertNil(procedure.output)
     }
 
@@ -101,14 +101,14 @@ final class ResultProcedureTests: XCTestCase {
         let procedure = ResultProcedure { () async throws -> Int in
             started.fulfill()
             while !Task.isCancelled { await Task.yield() }
-            throw TestError(code: 9)
+            throw TestError("e9")
         }
         ProcedureQueue().addOperation(procedure)
         wait(for: [started], timeout: 10)
         procedure.cancel()
         wait(for: procedure)
         assertProcedureCancelled(procedure, withErrors: true)
-        XCTAssertEqual(procedure.errors.first as? TestError, TestError(code: 9))
+        XCTAssertEqual(procedure.errors.first as? TestError, TestError("e9"))
     }
 
     // MARK: Subclass form

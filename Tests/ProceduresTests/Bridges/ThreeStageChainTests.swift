@@ -149,8 +149,8 @@ final class ThreeStageChainTests: XCTestCase {
     func testFailureInBFailsTheTail() {
         let chain = Chain(queue: ProcedureQueue())
         let b = chain.runningB(self)
-        b.fail(TestError(code: 2))
-        XCTAssertEqual(waitForResult(of: chain.tail)?.typedError(TestError.self), TestError(code: 2))
+        b.fail(TestError("e2"))
+        XCTAssertEqual(waitForResult(of: chain.tail)?.typedError(TestError.self), TestError("e2"))
         XCTAssertNil(chain.c.value)
     }
 
