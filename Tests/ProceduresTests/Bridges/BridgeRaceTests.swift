@@ -93,7 +93,9 @@ final class BridgeRaceTests: XCTestCase {
             switch await task.result {
             case .success(let value):
                 XCTAssertEqual(value, index)
-                XCTAssertFalse(procedure.isCancelled)
+                // Not `isCancelled`: a cancel can still flip it after the procedure finished
+                // (KnownBugsBridgesTests.testBUG_cancelTakesEffectAfterTheProcedureFinished).
+                XCTAssertEqual(procedure.output, index)
                 outcomes.values += 1
             case .failure(let error):
                 XCTAssertTrue(error is CancellationError, "\(error)")

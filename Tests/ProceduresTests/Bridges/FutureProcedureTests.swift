@@ -75,9 +75,13 @@ final class FutureProcedureTests: XCTestCase {
         let promise = Promise<Int>()
         let child = FutureProcedure(promise.future)
         let sibling = TestProcedure(name: "sibling")
+        let siblingDone = expectation(description: "sibling finished")
+        sibling.addDidFinishBlockObserver { _, _ in siblingDone.fulfill() }
         let group = GroupProcedure(operations: [child, sibling])
         ProcedureQueue().addOperation(group)
-        wait(for: sibling)
+        // Not `wait(for: sibling)`: that helper would add the not-yet-started child to a
+        // queue of its own (see KnownBugsBridgesTests).
+        wait(for: [siblingDone], timeout: 10)
         XCTAssertFalse(group.isFinished, "the group waits for the future")
         promise.fail(TestError("e2"))
         wait(for: group)

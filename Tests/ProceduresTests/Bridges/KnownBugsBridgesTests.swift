@@ -59,4 +59,29 @@ final class KnownBugsBridgesTests: XCTestCase {
         XCTAssertEqual(reports.map(\.kind), [])
         assertProcedureFinished(group)
     }
+
+    /// A cancel racing a finish can take effect after the procedure finished: `cancel()` decides
+    /// under the lock (`requestCancel`, not finishing yet) and posts the `.cancel` event in a
+    /// second step; a `finish` requested in between is handled first, and then `handleCancel`
+    /// (which does not re-check) marks the finished procedure cancelled and runs the cancel
+    /// hooks after the did-finish ones. The procedure's future and `queue.run` reported success,
+    /// yet `isCancelled` is true afterwards. Rare: a few runs in 20,000 (the loop takes about a second).
+    func testBUG_cancelTakesEffectAfterTheProcedureFinished() async {
+        let queue = ProcedureQueue()
+        var late: [String] = []
+        for index in 0..<stressIterations(20_000) {
+            let procedure = ResultProcedure { index }
+            let finishedCancelled = LockedBox<Bool?>(nil)
+            procedure.addDidFinishBlockObserver { procedure, _ in
+                finishedCancelled.mutate { $0 = procedure.isCancelled }
+            }
+            let task = Task { try await queue.run(procedure) }
+            DispatchQueue.global().async { task.cancel() }
+            _ = await task.result
+            if finishedCancelled.value != procedure.isCancelled {
+                late.append("#\(index): \(procedure.stateSummary), cancelled at did-finish: \(String(describing: finishedCancelled.value))")
+            }
+        }
+        XCTAssertEqual(late, [], "isCancelled changed after the procedure finished")
+    }
 }
