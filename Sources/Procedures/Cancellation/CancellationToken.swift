@@ -76,14 +76,14 @@ public final class CancellationToken: Sendable {
     }
 
     /// Forgets a handler that is no longer wanted (for example, its future completed first).
-    func removeHandler(_ id: Int) {
+    @usableFromInline func removeHandler(_ id: Int) {
         // The removed closure is returned so it is released after the lock is dropped.
         _ = state.withLock { $0.handlers.removeValue(forKey: id) }
     }
 
     /// Registers `body` to run on cancellation; runs it at once if the token is already
     /// cancelled. Returns the identifier to unregister with, or `nil` if nothing was stored.
-    func observeCancellation(_ body: @escaping @Sendable () -> Void) -> Int? {
+    @usableFromInline func observeCancellation(_ body: @escaping @Sendable () -> Void) -> Int? {
         if let id = addHandler(.cancelled(body)) { return id }
         if isCancelled { body() }
         return nil

@@ -5,21 +5,21 @@
 /// ``run()`` keeps going until nothing is left, so a chain of 100,000 `map`s completes in
 /// constant stack depth. One inline slot covers the usual single consumer without an array.
 /// Idea from SwiftNIO's `CallbackList`.
-struct CallbackList {
-    typealias Callback = () -> CallbackList
+@usableFromInline struct CallbackList {
+    @usableFromInline typealias Callback = () -> CallbackList
 
-    private var first: Callback?
-    private var more: [Callback]?
+    @usableFromInline var first: Callback?
+    @usableFromInline var more: [Callback]?
 
-    init() {}
+    @inlinable init() {}
 
-    init(_ callback: @escaping Callback) {
+    @inlinable init(_ callback: @escaping Callback) {
         first = callback
     }
 
-    var isEmpty: Bool { first == nil }
+    @inlinable var isEmpty: Bool { first == nil }
 
-    mutating func append(_ callback: @escaping Callback) {
+    @inlinable mutating func append(_ callback: @escaping Callback) {
         if first == nil {
             first = callback
         } else if more == nil {
@@ -29,14 +29,14 @@ struct CallbackList {
         }
     }
 
-    private func appendAll(to queue: inout [Callback]) {
+    @inlinable func appendAll(to queue: inout [Callback]) {
         guard let first else { return }
         queue.append(first)
         if let more { queue.append(contentsOf: more) }
     }
 
     /// Runs every callback, and every callback they make ready, in FIFO order, iteratively.
-    func run() {
+    @inlinable func run() {
         guard var current = first else { return }
         if more == nil {
             // The common shape: each completion readies exactly one callback. No array at all.
@@ -53,7 +53,7 @@ struct CallbackList {
         runQueued(startingWith: [])
     }
 
-    private func runQueued(startingWith initial: [Callback]) {
+    @inlinable func runQueued(startingWith initial: [Callback]) {
         var queue = initial
         appendAll(to: &queue)
         var index = 0

@@ -3,33 +3,33 @@
 /// Consumers are derived futures and cancel tokens. Each holds one vote on its upstream: it
 /// either *asks* for cancellation, or *withdraws* (it completed or went away without asking).
 /// A future acts on the request once no live consumer is left and at least one has asked.
-enum CancelVote {
+@usableFromInline enum CancelVote {
     case ask(CancelRequestOptions)
     case withdraw
 }
 
 /// A future seen without its value type, as the cancellation machinery needs it.
-protocol CancelVoteTarget: AnyObject, Sendable {
+@usableFromInline protocol CancelVoteTarget: AnyObject, Sendable {
     /// Counts a new consumer. Returns `false` (counting nothing) if the future has completed.
-    func addCancelVoter() -> Bool
+    @inlinable func addCancelVoter() -> Bool
 
     /// Adds a completion callback, counting its owner as a consumer. `false` (nothing added,
     /// nothing counted) if the future has completed.
-    func attachConsumer(_ callback: @escaping CallbackList.Callback) -> Bool
+    @inlinable func attachConsumer(_ callback: @escaping CallbackList.Callback) -> Bool
 
     /// Records a vote and, if that decides the request, runs the promise's request handlers.
     /// Returns the upstream futures that must now be asked in turn (forwarding is done by
     /// ``CancelVoting/deliver(_:to:)`` in a loop, so a long chain does not grow the stack).
-    func receiveCancelVote(_ vote: CancelVote) -> [any CancelVoteTarget]
+    @inlinable func receiveCancelVote(_ vote: CancelVote) -> [any CancelVoteTarget]
 
     /// Completes the future as cancelled now; its own upstream vote becomes an ask, or a
     /// withdrawal when `thisFutureOnly`.
-    func forceCancel(thisFutureOnly: Bool)
+    @inlinable func forceCancel(thisFutureOnly: Bool)
 }
 
-enum CancelVoting {
+@usableFromInline enum CancelVoting {
     /// Delivers `vote` to each target and forwards the resulting requests up the chains.
-    static func deliver(_ vote: CancelVote, to targets: [any CancelVoteTarget]) {
+    @inlinable static func deliver(_ vote: CancelVote, to targets: [any CancelVoteTarget]) {
         var work = targets.map { ($0, vote) }
         while let (target, vote) = work.popLast() {
             for next in target.receiveCancelVote(vote) {

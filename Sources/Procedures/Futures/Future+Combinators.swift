@@ -10,7 +10,7 @@ extension Future {
     /// ```swift
     /// let length: Future<Int> = text.map(context: .immediate) { $0.count }
     /// ```
-    public func map<T: Sendable>(
+    @inlinable public func map<T: Sendable>(
         context: (any ExecutionContext)? = nil,
         cancelToken: CancellationToken? = nil,
         _ transform: @escaping @Sendable (Value) throws -> T
@@ -27,7 +27,7 @@ extension Future {
     ///
     /// Once `transform` has returned, cancel requests on the new future go to the returned
     /// future (whichever is running). Returning an already cancelled future cancels the result.
-    public func flatMap<T: Sendable>(
+    @inlinable public func flatMap<T: Sendable>(
         context: (any ExecutionContext)? = nil,
         cancelToken: CancellationToken? = nil,
         _ transform: @escaping @Sendable (Value) throws -> Future<T>
@@ -41,7 +41,7 @@ extension Future {
     }
 
     /// The same value if `isIncluded` accepts it, else a failure with ``FutureError/noSuchElement``.
-    public func withFilter(
+    @inlinable public func withFilter(
         context: (any ExecutionContext)? = nil,
         cancelToken: CancellationToken? = nil,
         _ isIncluded: @escaping @Sendable (Value) throws -> Bool
@@ -57,7 +57,7 @@ extension Future {
     }
 
     /// Runs `body` with the value on success; like ``onSuccess(context:cancelToken:_:)``.
-    public func forEach(
+    @inlinable public func forEach(
         context: (any ExecutionContext)? = nil,
         cancelToken: CancellationToken? = nil,
         _ body: @escaping @Sendable (Value) -> Void
@@ -67,7 +67,7 @@ extension Future {
 
     /// A future with this one's result, completed after `body` has run with the value (on
     /// success). Use it to sequence a side effect inside a chain.
-    public func andThen(
+    @inlinable public func andThen(
         context: (any ExecutionContext)? = nil,
         cancelToken: CancellationToken? = nil,
         _ body: @escaping @Sendable (Value) -> Void
@@ -80,7 +80,7 @@ extension Future {
 
     /// A future that replaces a failure with the value `recovery` returns (or its error).
     /// Success and cancellation pass through: cancellation is not an error to recover from.
-    public func recover(
+    @inlinable public func recover(
         context: (any ExecutionContext)? = nil,
         cancelToken: CancellationToken? = nil,
         _ recovery: @escaping @Sendable (any Error) throws -> Value
@@ -93,7 +93,7 @@ extension Future {
 
     /// A future that replaces a failure with the eventual result of the future `recovery`
     /// returns. Success and cancellation pass through.
-    public func recoverWith(
+    @inlinable public func recoverWith(
         context: (any ExecutionContext)? = nil,
         cancelToken: CancellationToken? = nil,
         _ recovery: @escaping @Sendable (any Error) throws -> Future<Value>
@@ -105,7 +105,7 @@ extension Future {
     }
 
     /// A future whose failure is replaced by `transform(error)`.
-    public func mapError(
+    @inlinable public func mapError(
         context: (any ExecutionContext)? = nil,
         cancelToken: CancellationToken? = nil,
         _ transform: @escaping @Sendable (any Error) -> any Error

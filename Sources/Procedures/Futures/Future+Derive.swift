@@ -1,7 +1,7 @@
 /// The machinery every combinator shares: a derived future that consumes this one.
 extension Future {
     /// Results that need no user code when the closure only handles successes.
-    static func passFailures<T: Sendable>(_ result: FutureResult<Value>) -> FutureResult<T>? {
+    @inlinable static func passFailures<T: Sendable>(_ result: FutureResult<Value>) -> FutureResult<T>? {
         switch result {
         case .success: return nil
         case .failure(let error): return .failure(error)
@@ -10,7 +10,7 @@ extension Future {
     }
 
     /// Results that need no user code when the closure only handles failures.
-    static func passNonFailures(_ result: FutureResult<Value>) -> FutureResult<Value>? {
+    @inlinable static func passNonFailures(_ result: FutureResult<Value>) -> FutureResult<Value>? {
         if case .failure = result { return nil }
         return result
     }
@@ -18,7 +18,7 @@ extension Future {
     /// The derived future when this one has completed and `step` may run inline: no callback,
     /// no closure allocation. `nil` when the general path is needed.
     @inline(__always)
-    func derivedNow<T: Sendable>(
+    @inlinable func derivedNow<T: Sendable>(
         context: (any ExecutionContext)?,
         cancelToken: CancellationToken?,
         passthrough: (FutureResult<Value>) -> FutureResult<T>?,
@@ -37,7 +37,7 @@ extension Future {
     /// `passthrough` when it yields a result. It counts as a consumer of this future, so cancel
     /// requests on it are forwarded here, and it completes as cancelled (without running
     /// `step`) if `cancelToken` is cancelled first.
-    func derive<T: Sendable>(
+    @inlinable func derive<T: Sendable>(
         context: (any ExecutionContext)?,
         cancelToken: CancellationToken?,
         passthrough: @escaping (FutureResult<Value>) -> FutureResult<T>?,
@@ -68,7 +68,7 @@ extension Future {
     }
 
     /// Completes this future as cancelled (asking its upstream) when `token` is cancelled.
-    func bind(to token: CancellationToken) {
+    @inlinable func bind(to token: CancellationToken) {
         guard let registration = token.observeCancellation({ [self] in forceCancel(thisFutureOnly: false) })
         else { return }
         whenComplete {

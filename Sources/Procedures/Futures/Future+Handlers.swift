@@ -7,7 +7,7 @@ extension Future {
     /// do not count as consumers for cancellation.
     ///
     /// Cost with the immediate context: one closure allocation and two uncontended locks.
-    public func onComplete(
+    @inlinable public func onComplete(
         context: (any ExecutionContext)? = nil,
         cancelToken: CancellationToken? = nil,
         _ body: @escaping @Sendable (FutureResult<Value>) -> Void
@@ -29,7 +29,7 @@ extension Future {
         }
     }
 
-    private func addGatedHandler(
+    @inlinable func addGatedHandler(
         context: any ExecutionContext,
         cancelToken: CancellationToken,
         _ body: @escaping @Sendable (FutureResult<Value>) -> Void
@@ -50,7 +50,7 @@ extension Future {
     }
 
     /// Runs `body` with the value if the future succeeds. See ``onComplete(context:cancelToken:_:)``.
-    public func onSuccess(
+    @inlinable public func onSuccess(
         context: (any ExecutionContext)? = nil,
         cancelToken: CancellationToken? = nil,
         _ body: @escaping @Sendable (Value) -> Void
@@ -61,7 +61,7 @@ extension Future {
     }
 
     /// Runs `body` with the error if the future fails. See ``onComplete(context:cancelToken:_:)``.
-    public func onFailure(
+    @inlinable public func onFailure(
         context: (any ExecutionContext)? = nil,
         cancelToken: CancellationToken? = nil,
         _ body: @escaping @Sendable (any Error) -> Void
@@ -72,7 +72,7 @@ extension Future {
     }
 
     /// Runs `body` if the future completes as cancelled. See ``onComplete(context:cancelToken:_:)``.
-    public func onCancel(
+    @inlinable public func onCancel(
         context: (any ExecutionContext)? = nil,
         cancelToken: CancellationToken? = nil,
         _ body: @escaping @Sendable () -> Void

@@ -26,42 +26,45 @@
 /// future completes.
 public final class Future<Value: Sendable>: @unchecked Sendable {
     // @unchecked: `state` is only touched inside `withLock`, under this object's stripe of
-    // `StripedLock`; everything else is immutable.
-    private var state: FutureState<Value>
+    // `StripedLock`; everything else is immutable. That lock is also why the runtime
+    // exclusivity check is off (it cost a third of a `map`). The hot paths are `@inlinable` so
+    // they are specialised for the caller's `Value`: unspecialised, metadata look-ups made a
+    // `map` cost 1.4 µs instead of about 0.14 µs.
+    @exclusivity(unchecked) @usableFromInline var state: FutureState<Value>
 
-    init(upstream: FutureState<Value>.Upstream = .none) {
+    @inlinable init(upstream: FutureState<Value>.Upstream = .none) {
         state = FutureState(phase: .pending(CallbackList()), upstream: upstream)
     }
 
     /// A future that has already completed with `result`.
-    public init(result: FutureResult<Value>) {
+    @inlinable public init(result: FutureResult<Value>) {
         state = FutureState(phase: .completed(result))
     }
 
     /// A future that has already succeeded with `value`.
-    public convenience init(value: Value) {
+    @inlinable public convenience init(value: Value) {
         self.init(result: .success(value))
     }
 
     /// A future that has already failed with `error`.
-    public convenience init(error: any Error) {
+    @inlinable public convenience init(error: any Error) {
         self.init(result: .failure(error))
     }
 
     @inline(__always)
-    func withLock<R>(_ body: (inout FutureState<Value>) -> R) -> R {
+    @inlinable func withLock<R>(_ body: (inout FutureState<Value>) -> R) -> R {
         StripedLock.withLock(for: self) { body(&state) }
     }
 
     /// The result, or `nil` while pending. A snapshot: it may change right after it returns
     /// `nil`. One lock.
-    public var result: FutureResult<Value>? { withLock { $0.result } }
+    @inlinable public var result: FutureResult<Value>? { withLock { $0.result } }
 
     /// Whether the future has completed (with any outcome). Once `true`, it stays `true`.
-    public var isCompleted: Bool { withLock { !$0.isPending } }
+    @inlinable public var isCompleted: Bool { withLock { !$0.isPending } }
 
     /// The result of a future known to have completed (callbacks only run after completion).
-    var completedResult: FutureResult<Value> {
+    @inlinable var completedResult: FutureResult<Value> {
         guard let result = withLock({ $0.result }) else {
             preconditionFailure("A future's callbacks ran before it completed")
         }
@@ -73,7 +76,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// Completes the future and returns the callbacks that are now ready, without running
     /// them, so that callers inside a ``CallbackList`` loop can hand them back. `nil` if the
     /// future had already completed (the first completion wins).
-    func _complete(
+    @inlinable func _complete(
         _ result: FutureResult<Value>, disposal: FutureState<Value>.Disposal
     ) -> CallbackList? {
         guard let completion = withLock({ $0.complete(result, disposal: disposal) }) else {
@@ -87,7 +90,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
 
     /// Completes the future and runs the callbacks. `false` if it had already completed.
     @discardableResult
-    func complete(_ result: FutureResult<Value>, disposal: FutureState<Value>.Disposal = .withdraw) -> Bool {
+    @inlinable func complete(_ result: FutureResult<Value>, disposal: FutureState<Value>.Disposal = .withdraw) -> Bool {
         guard let callbacks = _complete(result, disposal: disposal) else { return false }
         callbacks.run()
         return true
@@ -97,7 +100,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// whatever it makes ready). The owner is counted as a cancel voter when `asVoter`.
     /// Returns `false` if it ran at once, in which case no voter was counted.
     @discardableResult
-    func whenComplete(asVoter: Bool = false, _ callback: @escaping CallbackList.Callback) -> Bool {
+    @inlinable func whenComplete(asVoter: Bool = false, _ callback: @escaping CallbackList.Callback) -> Bool {
         if withLock({ $0.attach(callback, asVoter: asVoter) }) { return true }
         callback().run()
         return false
@@ -106,13 +109,13 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     // MARK: - Following another future
 
     /// What a step of a combinator produced: a result, or a future to take the result from.
-    enum Step {
+    @usableFromInline enum Step {
         case result(FutureResult<Value>)
         case follow(Future<Value>)
     }
 
     /// Applies a step and returns the callbacks made ready (for the caller's loop).
-    func _apply(_ step: Step) -> CallbackList {
+    @inlinable func _apply(_ step: Step) -> CallbackList {
         switch step {
         case .result(let result): return _complete(result, disposal: .release) ?? CallbackList()
         case .follow(let other): return _follow(other)
@@ -121,7 +124,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
 
     /// Makes this future take `other`'s eventual result, and become its consumer, so cancel
     /// requests now reach `other`. Returns the callbacks made ready if `other` had completed.
-    func _follow(_ other: Future<Value>) -> CallbackList {
+    @inlinable func _follow(_ other: Future<Value>) -> CallbackList {
         if other === self {
             return _complete(.failure(FutureError.cyclicCompletion), disposal: .withdraw) ?? CallbackList()
         }
@@ -137,7 +140,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
 
     /// Records `upstream` (whose futures already count this one as a voter) as what this
     /// future consumes, and sends any vote that is due at once.
-    func consume(_ upstream: FutureState<Value>.Upstream) {
+    @inlinable func consume(_ upstream: FutureState<Value>.Upstream) {
         let (vote, released) = withLock { $0.follow(upstream) }
         _ = released  // released here, after unlocking
         if let vote { CancelVoting.deliver(vote, to: upstream.targets) }
@@ -145,18 +148,18 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
 }
 
 extension Future: CancelVoteTarget {
-    func addCancelVoter() -> Bool {
+    @inlinable func addCancelVoter() -> Bool {
         withLock { $0.addVoter() }
     }
 
-    func attachConsumer(_ callback: @escaping CallbackList.Callback) -> Bool {
+    @inlinable func attachConsumer(_ callback: @escaping CallbackList.Callback) -> Bool {
         withLock { $0.attach(callback, asVoter: true) }
     }
 
     /// Makes this future a consumer of several futures at once (`sequence`, `zip`, …): each
     /// upstream gets its callback; callbacks of upstreams that have completed already run
     /// last, after every vote is counted, so a quick failure cannot withdraw uncounted votes.
-    func consumeAll(_ attachments: [(any CancelVoteTarget, CallbackList.Callback)]) {
+    @inlinable func consumeAll(_ attachments: [(any CancelVoteTarget, CallbackList.Callback)]) {
         var attached: [any CancelVoteTarget] = []
         var ready: [CallbackList.Callback] = []
         for (upstream, callback) in attachments {
@@ -166,23 +169,23 @@ extension Future: CancelVoteTarget {
         for callback in ready { callback().run() }
     }
 
-    func receiveCancelVote(_ vote: CancelVote) -> [any CancelVoteTarget] {
+    @inlinable func receiveCancelVote(_ vote: CancelVote) -> [any CancelVoteTarget] {
         guard let request = withLock({ $0.receive(vote) }) else { return [] }
         runRequestHandlers(request)
         return request.upstream
     }
 
-    func forceCancel(thisFutureOnly: Bool) {
+    @inlinable func forceCancel(thisFutureOnly: Bool) {
         complete(.cancelled, disposal: thisFutureOnly ? .withdraw : .ask)
     }
 
-    func addRequestHandler(_ handler: @escaping FutureState<Value>.RequestHandler) {
+    @inlinable func addRequestHandler(_ handler: @escaping FutureState<Value>.RequestHandler) {
         if let request = withLock({ $0.addRequestHandler(handler) }) {
             runRequestHandlers(request)
         }
     }
 
-    private func runRequestHandlers(_ request: FutureState<Value>.Request) {
+    @inlinable func runRequestHandlers(_ request: FutureState<Value>.Request) {
         for handler in request.handlers {
             if case .complete(let result) = handler(request.options) {
                 complete(result)
@@ -190,14 +193,15 @@ extension Future: CancelVoteTarget {
         }
     }
 
-    /// Completes with `.failure(FutureError.brokenPromise)` unless completed or following
-    /// another future (the promise that could complete it is gone).
-    func breakPromiseIfAbandoned() {
-        let abandoned = withLock { state -> Bool in
-            guard state.isPending else { return false }
-            if case .none = state.upstream { return true }
-            return false
+    /// Completes a future whose promise is gone (unless completed or following another
+    /// future): as cancelled if a cancel request had been decided (the producer stopped, maybe
+    /// before its handler's answer was applied), otherwise with `FutureError.brokenPromise`.
+    @inlinable func breakPromiseIfAbandoned() {
+        let outcome = withLock { state -> FutureResult<Value>? in
+            guard state.isPending else { return nil }
+            guard case .none = state.upstream else { return nil }
+            return state.requested ? .cancelled : .failure(FutureError.brokenPromise)
         }
-        if abandoned { complete(.failure(FutureError.brokenPromise)) }
+        if let outcome { complete(outcome) }
     }
 }

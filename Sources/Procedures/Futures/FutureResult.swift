@@ -8,7 +8,7 @@ public enum FutureResult<Value: Sendable>: Sendable {
     case cancelled
 
     /// The value, or throws: the error for `.failure`, `CancellationError()` for `.cancelled`.
-    public func get() throws -> Value {
+    @inlinable public func get() throws -> Value {
         switch self {
         case .success(let value): return value
         case .failure(let error): throw error
@@ -17,25 +17,25 @@ public enum FutureResult<Value: Sendable>: Sendable {
     }
 
     /// The value of a `.success`, otherwise `nil`.
-    public var value: Value? {
+    @inlinable public var value: Value? {
         if case .success(let value) = self { return value }
         return nil
     }
 
     /// The error of a `.failure`, otherwise `nil`.
-    public var error: (any Error)? {
+    @inlinable public var error: (any Error)? {
         if case .failure(let error) = self { return error }
         return nil
     }
 
     /// Whether this is `.cancelled`.
-    public var isCancelled: Bool {
+    @inlinable public var isCancelled: Bool {
         if case .cancelled = self { return true }
         return false
     }
 
     /// The same failure or cancellation for another value type; `nil` for a success.
-    var withoutValue: FutureResult<Never>? {
+    @inlinable var withoutValue: FutureResult<Never>? {
         switch self {
         case .success: return nil
         case .failure(let error): return .failure(error)
@@ -46,7 +46,7 @@ public enum FutureResult<Value: Sendable>: Sendable {
 
 extension FutureResult where Value == Never {
     /// Re-types a failure or cancellation (a `Never` result cannot be a success).
-    func retyped<T: Sendable>(as _: T.Type = T.self) -> FutureResult<T> {
+    @inlinable func retyped<T: Sendable>(as _: T.Type = T.self) -> FutureResult<T> {
         switch self {
         case .failure(let error): return .failure(error)
         default: return .cancelled

@@ -3,22 +3,22 @@
 /// The future keeps one of these under its lock; each `mutating` method is one transition and
 /// returns what must happen next (callbacks to run, votes to send, closures to release). The
 /// future performs that *after* unlocking, so no user code ever runs under a lock.
-struct FutureState<Value: Sendable> {
-    typealias RequestHandler = @Sendable (CancelRequestOptions) -> CancelResponse<Value>
+@usableFromInline struct FutureState<Value: Sendable> {
+    @usableFromInline typealias RequestHandler = @Sendable (CancelRequestOptions) -> CancelResponse<Value>
 
-    enum Phase {
+    @usableFromInline enum Phase {
         case pending(CallbackList)
         case completed(FutureResult<Value>)
     }
 
     /// The futures this one consumes: nothing, the future it is derived from or follows, or
     /// several (`sequence`, `zip`, `firstCompleted`).
-    enum Upstream {
+    @usableFromInline enum Upstream {
         case none
         case one(any CancelVoteTarget)
         case many([any CancelVoteTarget])
 
-        var targets: [any CancelVoteTarget] {
+        @inlinable var targets: [any CancelVoteTarget] {
             switch self {
             case .none: return []
             case .one(let target): return [target]
@@ -28,7 +28,7 @@ struct FutureState<Value: Sendable> {
     }
 
     /// What a completing future tells its upstream when its vote there is still live.
-    enum Disposal {
+    @usableFromInline enum Disposal {
         /// Nothing: the upstream has completed already (the usual derived-future case).
         case release
         /// "I no longer need you": the remaining consumers decide.
@@ -39,54 +39,63 @@ struct FutureState<Value: Sendable> {
 
     /// The result of ``complete(_:disposal:)``. Holding `released*` until after unlocking
     /// makes the last release of user closures happen outside the lock.
-    struct Completion {
-        var callbacks: CallbackList
-        var vote: CancelVote?
-        var voteTargets: [any CancelVoteTarget] = []
-        var releasedUpstream: Upstream = .none
-        var releasedHandlers: [RequestHandler] = []
+    @usableFromInline struct Completion {
+        @usableFromInline var callbacks: CallbackList
+        @usableFromInline var vote: CancelVote?
+        @usableFromInline var voteTargets: [any CancelVoteTarget] = []
+        @usableFromInline var releasedUpstream: Upstream = .none
+        @usableFromInline var releasedHandlers: [RequestHandler] = []
+
+        @inlinable init(callbacks: CallbackList) {
+            self.callbacks = callbacks
+        }
     }
 
     /// A decided cancel request: handlers to run (outside the lock) and futures to ask next.
-    struct Request {
-        var options: CancelRequestOptions
-        var handlers: [RequestHandler] = []
-        var upstream: [any CancelVoteTarget] = []
+    @usableFromInline struct Request {
+        @usableFromInline var options: CancelRequestOptions
+        @usableFromInline var handlers: [RequestHandler] = []
+        @usableFromInline var upstream: [any CancelVoteTarget] = []
+
+        @inlinable init(options: CancelRequestOptions, handlers: [RequestHandler] = []) {
+            self.options = options
+            self.handlers = handlers
+        }
     }
 
-    var phase: Phase
-    var upstream: Upstream = .none
+    @usableFromInline var phase: Phase
+    @usableFromInline var upstream: Upstream = .none
     /// Whether this future's vote on `upstream` has been neither cast nor withdrawn yet.
-    var upstreamVoteLive = false
+    @usableFromInline var upstreamVoteLive = false
     /// Consumers that have neither asked nor withdrawn.
-    var liveVoters = 0
-    var askers = 0
-    var askedOptions: CancelRequestOptions = []
+    @usableFromInline var liveVoters = 0
+    @usableFromInline var askers = 0
+    @usableFromInline var askedOptions: CancelRequestOptions = []
     /// Whether some asker wanted the request forwarded upstream (did not say `thisFutureOnly`).
-    var forwardWanted = false
+    @usableFromInline var forwardWanted = false
     /// Whether a request has been decided; handlers registered later run at once.
-    var requested = false
-    var requestHandlers: [RequestHandler] = []
-    var handlersCalled = 0
+    @usableFromInline var requested = false
+    @usableFromInline var requestHandlers: [RequestHandler] = []
+    @usableFromInline var handlersCalled = 0
 
-    init(phase: Phase, upstream: Upstream = .none) {
+    @inlinable init(phase: Phase, upstream: Upstream = .none) {
         self.phase = phase
         self.upstream = upstream
         if case .none = upstream {} else { upstreamVoteLive = true }
     }
 
-    var isPending: Bool {
+    @inlinable var isPending: Bool {
         if case .pending = phase { return true }
         return false
     }
 
-    var result: FutureResult<Value>? {
+    @inlinable var result: FutureResult<Value>? {
         if case .completed(let result) = phase { return result }
         return nil
     }
 
     /// Adds a callback (and optionally counts its owner as a consumer). `false` if completed.
-    mutating func attach(_ callback: @escaping CallbackList.Callback, asVoter: Bool) -> Bool {
+    @inlinable mutating func attach(_ callback: @escaping CallbackList.Callback, asVoter: Bool) -> Bool {
         guard case .pending(var callbacks) = phase else { return false }
         // Park a placeholder so the list is uniquely referenced while it grows.
         phase = .completed(.cancelled)
@@ -96,13 +105,13 @@ struct FutureState<Value: Sendable> {
         return true
     }
 
-    mutating func addVoter() -> Bool {
+    @inlinable mutating func addVoter() -> Bool {
         guard isPending else { return false }
         liveVoters += 1
         return true
     }
 
-    mutating func complete(_ result: FutureResult<Value>, disposal: Disposal) -> Completion? {
+    @inlinable mutating func complete(_ result: FutureResult<Value>, disposal: Disposal) -> Completion? {
         guard case .pending(let callbacks) = phase else { return nil }
         phase = .completed(result)
         var completion = Completion(callbacks: callbacks)
@@ -122,7 +131,7 @@ struct FutureState<Value: Sendable> {
         return completion
     }
 
-    mutating func receive(_ vote: CancelVote) -> Request? {
+    @inlinable mutating func receive(_ vote: CancelVote) -> Request? {
         guard isPending else { return nil }
         liveVoters -= 1
         if case .ask(let options) = vote {
@@ -144,7 +153,7 @@ struct FutureState<Value: Sendable> {
         return request
     }
 
-    mutating func addRequestHandler(_ handler: @escaping RequestHandler) -> Request? {
+    @inlinable mutating func addRequestHandler(_ handler: @escaping RequestHandler) -> Request? {
         guard isPending else { return nil }
         requestHandlers.append(handler)
         guard requested else { return nil }
@@ -155,7 +164,7 @@ struct FutureState<Value: Sendable> {
     /// Starts consuming `newUpstream` (already counted there as a voter). Returns the vote to
     /// send it at once: a withdrawal if this future completed meanwhile, an ask if a forwarded
     /// request is outstanding (so it reaches whichever future is now running).
-    mutating func follow(_ newUpstream: Upstream) -> (CancelVote?, released: Upstream) {
+    @inlinable mutating func follow(_ newUpstream: Upstream) -> (CancelVote?, released: Upstream) {
         guard isPending else { return (.withdraw, .none) }
         let old = upstream
         upstream = newUpstream

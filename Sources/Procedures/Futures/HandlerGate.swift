@@ -2,16 +2,16 @@
 ///
 /// Discarding releases the closure, and what it captured, at once rather than when the future
 /// completes.
-final class HandlerGate<Body: Sendable>: @unchecked Sendable {
+@usableFromInline final class HandlerGate<Body: Sendable>: @unchecked Sendable {
     // @unchecked: `body` is only touched under this object's stripe of `StripedLock`.
-    private var body: Body?
+    @usableFromInline var body: Body?
 
-    init(_ body: Body) {
+    @inlinable init(_ body: Body) {
         self.body = body
     }
 
     /// The closure, if not yet taken or discarded; afterwards the gate is empty.
-    func take() -> Body? {
+    @inlinable func take() -> Body? {
         StripedLock.withLock(for: self) {
             defer { body = nil }
             return body
@@ -19,7 +19,7 @@ final class HandlerGate<Body: Sendable>: @unchecked Sendable {
     }
 
     /// Discards the closure (released after the lock is dropped).
-    func close() {
+    @inlinable func close() {
         _ = take()
     }
 }

@@ -20,38 +20,39 @@
 /// dispatches them; no lock is held meanwhile, so completing from inside a handler is fine.
 ///
 /// A promise deallocated before completing (and not following another future) fails its
-/// future with ``FutureError/brokenPromise``, so nothing waits forever.
+/// future with ``FutureError/brokenPromise``, so nothing waits forever; if a cancel request had
+/// reached it, the future completes as cancelled instead (the producer stopped as asked).
 public final class Promise<Value: Sendable>: Sendable {
     /// The future this promise completes.
     public let future: Future<Value>
 
     /// Creates a promise with a pending future.
-    public init() {
+    @inlinable public init() {
         future = Future()
     }
 
     /// Completes the future with a value. `false` if it had already completed.
     @discardableResult
-    public func succeed(_ value: Value) -> Bool { future.complete(.success(value)) }
+    @inlinable public func succeed(_ value: Value) -> Bool { future.complete(.success(value)) }
 
     /// Completes the future with an error. `false` if it had already completed.
     @discardableResult
-    public func fail(_ error: any Error) -> Bool { future.complete(.failure(error)) }
+    @inlinable public func fail(_ error: any Error) -> Bool { future.complete(.failure(error)) }
 
     /// Completes the future as cancelled. `false` if it had already completed.
     @discardableResult
-    public func cancel() -> Bool { future.complete(.cancelled) }
+    @inlinable public func cancel() -> Bool { future.complete(.cancelled) }
 
     /// Completes the future with `result`. `false` if it had already completed.
     @discardableResult
-    public func complete(_ result: FutureResult<Value>) -> Bool { future.complete(result) }
+    @inlinable public func complete(_ result: FutureResult<Value>) -> Bool { future.complete(result) }
 
     /// Completes the future with `other`'s eventual result.
     ///
     /// From now on cancel requests reaching this future are forwarded to `other` (this future
     /// is one of its consumers). The promise may be released afterwards. Completing a promise
     /// with its own future fails it with ``FutureError/cyclicCompletion``.
-    public func complete(with other: Future<Value>) {
+    @inlinable public func complete(with other: Future<Value>) {
         future._follow(other).run()
     }
 
@@ -66,7 +67,7 @@ public final class Promise<Value: Sendable>: Sendable {
     ///
     /// Do not capture the promise strongly in `handler` if it may never complete: return a
     /// response instead of calling `promise.cancel()`.
-    public func onRequestCancel(
+    @inlinable public func onRequestCancel(
         _ handler: @escaping @Sendable (CancelRequestOptions) -> CancelResponse<Value>
     ) {
         future.addRequestHandler(handler)

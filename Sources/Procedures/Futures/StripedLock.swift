@@ -16,17 +16,17 @@ import Darwin
 /// Rule (stronger than for `Lock`): never take a second stripe while holding one, not even of
 /// another object, since two objects may share a stripe and the mutex is not recursive. So no
 /// user code, no other future's method, no deallocation of user objects inside `withLock`.
-enum StripedLock {
-    private static let stripeCount = 64  // a power of two
-    private static let stride = 64       // one cache line per mutex, to avoid false sharing
+@usableFromInline enum StripedLock {
+    @usableFromInline static let stripeCount = 64  // a power of two
+    @usableFromInline static let stride = 64       // one cache line per mutex, to avoid false sharing
 
-    private struct Table: @unchecked Sendable {
+    @usableFromInline struct Table: @unchecked Sendable {
         // @unchecked: the memory is written once, at initialisation; after that only the
         // pthread functions touch it, and they are the synchronisation.
-        let base: UnsafeMutableRawPointer
+        @usableFromInline let base: UnsafeMutableRawPointer
     }
 
-    private static let table: Table = {
+    @usableFromInline static let table: Table = {
         precondition(MemoryLayout<pthread_mutex_t>.size <= stride)
         let base = UnsafeMutableRawPointer.allocate(byteCount: stripeCount * stride, alignment: stride)
         for index in 0..<stripeCount {
@@ -38,7 +38,7 @@ enum StripedLock {
     }()
 
     @inline(__always)
-    private static func mutex(for object: AnyObject) -> UnsafeMutablePointer<pthread_mutex_t> {
+    @inlinable static func mutex(for object: AnyObject) -> UnsafeMutablePointer<pthread_mutex_t> {
         let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
         // Fibonacci hashing: objects are 16-byte aligned and often allocated back to back.
         let index = Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) >> 58)
@@ -47,7 +47,7 @@ enum StripedLock {
 
     /// Runs `body` holding the stripe of `object`. `body` must obey the rule above.
     @inline(__always)
-    static func withLock<R>(for object: AnyObject, _ body: () throws -> R) rethrows -> R {
+    @inlinable static func withLock<R>(for object: AnyObject, _ body: () throws -> R) rethrows -> R {
         let mutex = mutex(for: object)
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

@@ -179,3 +179,14 @@ final class FutureCompletionTests: XCTestCase {
         wait(for: [ran], timeout: 5)
     }
 }
+
+extension FutureCompletionTests {
+    func testPromiseAbandonedAfterACancelRequestCompletesAsCancelled() {
+        var promise: Promise<Int>? = Promise()
+        promise!.onRequestCancel { _ in .continue }
+        let future = promise!.future
+        future.cancel()
+        promise = nil
+        XCTAssertEqual(future.result?.summary, "cancelled")
+    }
+}
