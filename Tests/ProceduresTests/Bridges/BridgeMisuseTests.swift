@@ -1,0 +1,80 @@
+import Foundation
+import ProceduresTesting
+import XCTest
+
+/// Procedures that belong to no queue, finished procedures, and other edge cases of the bridges.
+final class BridgeMisuseTests: XCTestCase {
+    func testFutureOfANeverEnqueuedProcedureDoesNotStartIt() {
+        let procedure = Blocker<Int>("lonely")
+        let future = procedure.future
+        // Let unrelated work run to completion on a queue: the lonely procedure is unaffected.
+        wait(for: ResultProcedure { 0 })
+        XCTAssertFalse(future.isCompleted, "pending while the procedure belongs to no queue")
+        XCTAssertFalse(procedure.isEnqueued)
+        XCTAssertEqual(procedure.executeCount, 0)
+
+        ProcedureQueue().addOperation(procedure)  // once it is added, it runs
+        wait(for: [procedure.executed], timeout: 10)
+        procedure.release(9)
+        XCTAssertEqual(waitForResult(of: future)?.value, 9)
+    }
+
+    func testCancelRequestOnTheFutureOfANeverEnqueuedProcedure() {
+        let procedure = Blocker<Int>("lonely")
+        let future = procedure.future
+        future.cancel()
+        XCTAssertTrue(procedure.isCancelled, "the request reached the procedure")
+        XCTAssertFalse(future.isCompleted, "but a procedure finishes only once a queue starts it")
+        ProcedureQueue().addOperation(procedure)
+        XCTAssertEqual(waitForResult(of: future)?.isCancelled, true)
+        XCTAssertEqual(procedure.executeCount, 0)
+    }
+
+    func testQueueFutureOfAFinishedProcedureCompletesAtOnceWithoutMisuse() {
+        let procedure = ResultProcedure { 4 }
+        wait(for: procedure)
+        let queue = ProcedureQueue()
+        let reports = misuseReports(about: [procedure]) {
+            let future = queue.future(procedure)
+            XCTAssertEqual(future.result?.value, 4)
+        }
+        XCTAssertEqual(reports.map(\.kind), [], "a finished procedure is not added again")
+    }
+
+    func testAwaitingTheFutureOfANeverEnqueuedProcedureWaitsUntilItIsAdded() async throws {
+        let procedure = ResultProcedure { 8 }
+        let future = procedure.future
+        let waiter = Task { try await future.value }
+        // `future.value` does not add the procedure to a queue (`queue.run` does).
+        XCTAssertFalse(procedure.isEnqueued)
+        ProcedureQueue().addOperation(procedure)
+        let value = try await waiter.value
+        XCTAssertEqual(value, 8)
+    }
+
+    func testInjectingAfterTheTargetWasEnqueuedIsReported() {
+        let source = ResultProcedure { 1 }
+        let target = TransformProcedure { (x: Int) in x }
+        let queue = ProcedureQueue()
+        queue.isSuspended = true
+        queue.addOperation(target)
+        let reports = misuseReports(about: [target]) {
+            target.injectResult(from: source)
+        }
+        XCTAssertEqual(reports.map(\.kind), [.invalidDependency])
+        queue.isSuspended = false
+        wait(for: target)
+        // The dependency was refused, so the observer runs before `source` finished.
+        assertProcedureCancelled(target, withErrors: true)
+    }
+
+    func testTheFutureOfAGroupChildCompletesWhenTheGroupRunsIt() {
+        let child = ResultProcedure { 12 }
+        let group = GroupProcedure(operations: [child])
+        let future = child.future  // not queue.future(child): see KnownBugsBridgesTests
+        XCTAssertFalse(future.isCompleted)
+        wait(for: group)
+        assertProcedureFinished(group)
+        XCTAssertEqual(future.result?.value, 12)
+    }
+}
