@@ -7,50 +7,58 @@ extension OutputProcedure {
     /// A future of this procedure's output: success with the output, failure with its error
     /// (several errors arrive as one ``ProcedureError/multiple(errors:)``), cancelled when the
     /// procedure was cancelled. A procedure that succeeded without an output fails with
-    /// ``ProcedureError/dependencyProducedNoOutput(name:)``.
+    /// ``ProcedureError/noOutput(name:)``.
     ///
-    /// Every call returns the same future. A cancel request that reaches it (from a token taken
-    /// at the tail of a chain, say, once every consumer has asked) cancels the procedure. The
-    /// future does not start the procedure: add it to a queue, or use
-    /// ``ProcedureQueue/future(_:)``, which does both. Asked of a finished procedure, it
-    /// completes at once.
+    /// While anyone holds it, every call returns the same future. It is derived from the
+    /// procedure's completion future (the `Future<Void>` `future`), so all the consumers of
+    /// either count under the tree rule: a cancel request reaches the procedure, and cancels
+    /// it, once every consumer has asked. The future does not start the procedure: add it to
+    /// a queue, or use ``ProcedureQueue/future(_:)``, which does both. A cancel request for a
+    /// procedure that is not on any queue completes the future as cancelled at once (nothing
+    /// would ever start it). Asked of a finished procedure, it completes at once.
     public var future: Future<Output> {
-        bridgedFuture(\.outputFuture) { procedure in
-            guard let output = (procedure as! Self).output else {
-                return .failure(ProcedureError.dependencyProducedNoOutput(name: procedure.displayName))
-            }
-            return .success(output)
+        if let existing = lock.withLock({ state.outputFuture }) as? Future<Output> { return existing }
+        let derived = completion.map(context: .immediate) { [self] _ -> Output in
+            guard let output else { throw ProcedureError.noOutput(name: displayName) }
+            return output
+        }
+        return lock.withLock {
+            // Two threads may race to make it: keep whichever was stored first.
+            if let existing = state.outputFuture as? Future<Output> { return existing }
+            state.outputFuture = derived
+            return derived
         }
     }
 }
 
 extension Procedure {
-    /// A future that completes when the procedure finishes: success, failure with its error(s),
-    /// or cancelled. Output procedures also offer a future of their output under the same name.
+    /// A future that completes when the procedure finishes: success, failure with its error
+    /// (several as one ``ProcedureError/multiple(errors:)``), or cancelled. Output procedures
+    /// also offer a future of their output under the same name; this is the one to use for
+    /// procedures without an output (groups, say), or with a type annotation:
+    /// `let done: Future<Void> = procedure.future`.
     @_disfavoredOverload
-    public var future: Future<Void> {
-        bridgedFuture(\.completionFuture) { _ in .success(()) }
-    }
+    public var future: Future<Void> { completion }
 
-    /// The cached future in `slot`, made on first use.
-    fileprivate func bridgedFuture<Value: Sendable>(
-        _ slot: WritableKeyPath<ProcedureState, AnyObject?>,
-        success: @escaping @Sendable (Procedure) -> FutureResult<Value>
-    ) -> Future<Value> {
-        let promise = Promise<Value>()
-        let (future, isNew) = lock.withLock { () -> (Future<Value>, Bool) in
-            if let existing = state[keyPath: slot] { return (existing as! Future<Value>, false) }
-            state[keyPath: slot] = promise.future
+    /// The one completion future of this procedure, made on first use.
+    var completion: Future<Void> {
+        let promise = Promise<Void>()
+        let (future, isNew) = lock.withLock { () -> (Future<Void>, Bool) in
+            if let existing = state.completionFuture as? Future<Void> { return (existing, false) }
+            state.completionFuture = promise.future
             return (promise.future, true)
         }
         guard isNew else { return future }
         promise.onRequestCancel { [weak self] _ in
-            // The procedure decides when it is done; its did-finish completes the promise.
-            self?.cancel()
-            return .continue
+            guard let self else { return .complete(.cancelled) }
+            let enqueued = isEnqueued
+            cancel()
+            // On a queue, the procedure decides when it is done and its did-finish completes
+            // the promise. On none, nothing would ever start it: complete now.
+            return enqueued ? .continue : .complete(.cancelled)
         }
         addDidFinishBlockObserver { procedure, errors in
-            promise.complete(Procedure.outcome(cancelled: procedure.isCancelled, errors: errors) ?? success(procedure))
+            promise.complete(Procedure.outcome(cancelled: procedure.isCancelled, errors: errors) ?? .success(()))
         }
         return future
     }

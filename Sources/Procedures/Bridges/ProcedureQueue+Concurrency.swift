@@ -5,9 +5,10 @@ extension ProcedureQueue {
     /// finish without blocking a thread, and returns its output.
     ///
     /// Cancelling the awaiting `Task` cancels the procedure. The outcome maps as follows:
-    /// finished without errors → its output; cancelled (with or without errors; they stay in
-    /// the procedure's `errors`) → `CancellationError`; finished with one error → that error;
-    /// with several → ``ProcedureError/multiple(errors:)``.
+    /// finished without errors → its output; cancelled without errors → `CancellationError`;
+    /// one error (whether it finished or was cancelled with it) → that error; several →
+    /// ``ProcedureError/multiple(errors:)``. So a procedure cancelled because its injected
+    /// input failed throws the error that names the cause.
     ///
     /// ```swift
     /// let page = try await queue.run(ResultProcedure { try await client.fetchPage() })
@@ -15,7 +16,7 @@ extension ProcedureQueue {
     public func run<P: OutputProcedure>(_ procedure: P) async throws -> P.Output {
         try await runToFinish(procedure)
         guard let output = procedure.output else {
-            throw ProcedureError.dependencyProducedNoOutput(name: procedure.displayName)
+            throw ProcedureError.noOutput(name: procedure.displayName)
         }
         return output
     }
@@ -35,12 +36,14 @@ extension ProcedureQueue {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 procedure.addDidFinishBlockObserver { procedure, errors in
-                    let outcome: FutureResult<Void> =
-                        Procedure.outcome(cancelled: procedure.isCancelled, errors: errors) ?? .success(())
-                    switch outcome {
-                    case .success: continuation.resume()
-                    case .failure(let error): continuation.resume(throwing: error)
-                    case .cancelled: continuation.resume(throwing: CancellationError())
+                    // Unlike a future's `.cancelled`, a thrown error can carry why the procedure
+                    // was cancelled (say, its injected input failed): only a bare cancel is a
+                    // CancellationError.
+                    switch errors.count {
+                    case 0 where procedure.isCancelled: continuation.resume(throwing: CancellationError())
+                    case 0: continuation.resume()
+                    case 1: continuation.resume(throwing: errors[0])
+                    default: continuation.resume(throwing: ProcedureError.multiple(errors: errors))
                     }
                 }
                 if !procedure.isEnqueued { addOperation(procedure) }

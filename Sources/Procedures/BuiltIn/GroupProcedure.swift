@@ -16,36 +16,58 @@ import Foundation
 /// ```
 ///
 /// Cancelling the group cancels every child, those added later included (a child of a group
-/// cancelled with errors gets ``ProcedureError/parentCancelled(errors:)``). The group still
-/// finishes only after every child has finished, and then it carries its own cancel errors
-/// rather than the echoes of them its children report. A group cancelled before it started
-/// never calls `execute()`, but still lets its (cancelled) children finish first.
+/// cancelled with errors gets ``ProcedureError/parentCancelled(errors:)``), all at once, so
+/// that no child starts because another was cancelled and finished. The group still finishes
+/// only after every child has finished, and then it carries its own cancel errors (and the
+/// errors its children had before the cancel) rather than the echoes of the cancel its
+/// children report. A cancelled group runs its cancelled children even if it is suspended,
+/// so it finishes promptly. A group cancelled before it started never calls `execute()`, but
+/// still lets its (cancelled) children finish first.
+///
+/// A child belongs to the group from the moment it is added: it counts as enqueued, and
+/// adding it to a queue or another group is reported as misuse. A child that cannot be
+/// adopted (already finished, or already on a queue) is not added, and the call is reported.
 ///
 /// A subclass that overrides ``execute()`` must call `super.execute()`; children it adds
 /// before or after that call all belong to the group.
 open class GroupProcedure: Procedure, @unchecked Sendable {
-    // @unchecked: `group` is guarded by `groupLock`; `queue` is immutable.
+    // @unchecked: `group` is guarded by `groupLock`; `queue` is immutable; the queue's
+    // suspension is only changed under `suspensionLock`.
     private struct State {
         var children: [Operation] = []
-        /// Children added before the group started; enqueued when it starts.
-        var notYetEnqueued: [Operation] = []
         var unfinishedChildren = 0
         var started = false
         var finishing = false
+        var userSuspended = false
         var cancelled = false
-        var cancelErrors: [any Error] = []
         var childErrors: [any Error] = []
+
+        /// The private queue runs only once the group has started, and not while the user
+        /// suspends it, unless the group was cancelled (its children must then finish).
+        var queueSuspended: Bool { !started || (userSuspended && !cancelled) }
     }
     private let groupLock = Lock()
     private var group = State()
+    private let suspensionLock = Lock()
     private let queue = ProcedureQueue()
 
     /// A group of `operations`, which may be empty; add more with ``addChild(_:)``.
     public init(operations: [Operation] = []) {
         super.init()
         queue.name = "GroupProcedure"
+        queue.isSuspended = true
         queue.owningGroup = self
         addChildren(operations)
+    }
+
+    deinit {
+        // A group released without ever starting still parks its children in its suspended
+        // queue, and corelibs' queue and its operations retain each other: cancel them and
+        // let them drain, so that all of it is freed.
+        if !group.started {
+            Procedure.cancelTogether(group.children) { _ in [] }
+            queue.isSuspended = false
+        }
     }
 
     // MARK: - Children
@@ -59,13 +81,24 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         set { queue.maxConcurrentOperationCount = newValue }
     }
 
-    /// While true, no further child starts (running ones carry on).
+    /// While true, no further child starts (running ones carry on). A cancelled group ignores
+    /// it, so that its cancelled children can finish.
     public final var isSuspended: Bool {
-        get { queue.isSuspended }
-        set { queue.isSuspended = newValue }
+        get { groupLock.withLock { group.userSuspended } }
+        set {
+            groupLock.withLock { group.userSuspended = newValue }
+            applySuspension()
+        }
     }
 
-    /// Adds a child. Before the group executes it waits; afterwards it is enqueued at once.
+    private func applySuspension() {
+        suspensionLock.withLock {
+            // Under its own lock so that two threads applying it cannot leave a stale value.
+            queue.isSuspended = groupLock.withLock { group.queueSuspended }
+        }
+    }
+
+    /// Adds a child, which starts once the group executes (at once if it already does).
     ///
     /// Once the group has begun finishing the child is not added (it could never make the
     /// group wait): the call is ignored and reported as
@@ -94,45 +127,55 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     // MARK: - Internals
 
     func adoptChild(_ child: Operation) {
-        enum Decision { case reject, hold, enqueue }
-        let (decision, cancelErrors) = groupLock.withLock { () -> (Decision, [any Error]?) in
-            if group.finishing { return (.reject, nil) }
+        let accepted = groupLock.withLock { () -> Bool in
+            guard !group.finishing else { return false }
             group.children.append(child)
             group.unfinishedChildren += 1
-            let cancelErrors = group.cancelled ? group.cancelErrors : nil
-            if group.started { return (.enqueue, cancelErrors) }
-            group.notYetEnqueued.append(child)
-            return (.hold, cancelErrors)
+            return true
         }
-        if decision == .reject {
+        guard accepted else {
             ProcedureMisuse.report(
                 .childAddedToFinishingGroup,
                 "a child was added to \(displayName) after it began finishing; the child was not added and will not run. Add children before the group's last child finishes.",
                 subject: self)
             return
         }
-        if let cancelErrors { Self.cancel(child, parentErrors: cancelErrors) }
-        if decision == .enqueue { enqueue(child) }
+        // The cancel request is recorded the moment cancel() is called; a child added after
+        // that is cancelled here, one added before is in the snapshot the cancel handling takes.
+        if let cancelErrors = cancelRequest {
+            Procedure.cancelTogether([child]) { _ in Self.childCancelErrors(parentErrors: cancelErrors) }
+        }
+        guard enqueue(child) else {
+            groupLock.withLock {
+                group.unfinishedChildren -= 1
+                if let index = group.children.lastIndex(where: { $0 === child }) { group.children.remove(at: index) }
+            }
+            send(.perform { [self] in finishIfDone() })
+            return
+        }
     }
 
-    private func enqueue(_ child: Operation) {
-        if !(child is Procedure) {
-            // corelibs cannot report a plain operation's finish to us; a sentinel that depends
-            // on it runs right after it does.
-            let sentinel = BlockOperation { [weak self] in self?.childDidFinish(child, errors: []) }
-            sentinel.addDependency(child)
-            queue.enqueue(sentinel)
+    /// Hands a child to the private queue; false if it could not be adopted (reported).
+    private func enqueue(_ child: Operation) -> Bool {
+        guard !(child is Procedure) else { return queue.enqueue(child) }
+        guard !child.isFinished, !child.isExecuting else {
+            ProcedureMisuse.report(
+                .addedAfterFinishing,
+                "a plain operation that is already running or finished was added to \(displayName); it was not added.",
+                subject: self)
+            return false
         }
-        queue.enqueue(child)
+        // corelibs cannot report a plain operation's finish to us; a sentinel that depends
+        // on it runs right after it does.
+        let sentinel = BlockOperation { [weak self] in self?.childDidFinish(child, errors: []) }
+        sentinel.addDependency(child)
+        queue.enqueue(sentinel)
+        return queue.enqueue(child)
     }
 
     private func startChildren() {
-        let held = groupLock.withLock { () -> [Operation] in
-            group.started = true
-            defer { group.notYetEnqueued = [] }
-            return group.notYetEnqueued
-        }
-        for child in held { enqueue(child) }
+        groupLock.withLock { group.started = true }
+        applySuspension()
         // Checked after execute() returns, so children a subclass adds after calling
         // super.execute() still count.
         post(.perform { [self] in finishIfDone() })
@@ -145,18 +188,14 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     override func cancellationDidTakeEffect(errors: [any Error]) {
         let children = groupLock.withLock { () -> [Operation] in
             group.cancelled = true
-            group.cancelErrors = errors
             return group.children
         }
-        for child in children { Self.cancel(child, parentErrors: errors) }
+        Procedure.cancelTogether(children) { _ in Self.childCancelErrors(parentErrors: errors) }
+        applySuspension()
     }
 
-    private static func cancel(_ child: Operation, parentErrors: [any Error]) {
-        if let procedure = child as? Procedure, !parentErrors.isEmpty {
-            procedure.cancel(withError: ProcedureError.parentCancelled(errors: parentErrors))
-        } else {
-            child.cancel()
-        }
+    private static func childCancelErrors(parentErrors: [any Error]) -> [any Error] {
+        parentErrors.isEmpty ? [] : [ProcedureError.parentCancelled(errors: parentErrors)]
     }
 
     /// A child finished (told by the group's queue, or by a plain child's sentinel).
@@ -178,8 +217,9 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         let errors = groupLock.withLock { () -> [any Error]? in
             guard group.started, !group.finishing, group.unfinishedChildren == 0 else { return nil }
             group.finishing = true
-            // Once cancelled, the group reports its own cancel errors, not its children's echoes.
-            return group.cancelled ? [] : group.childErrors
+            // Errors collected before a cancel are real failures; echoes of the cancel from
+            // the children were never collected.
+            return group.childErrors
         }
         if let errors { finishAutomatically(withErrors: errors) }
     }

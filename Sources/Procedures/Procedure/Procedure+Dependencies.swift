@@ -55,7 +55,7 @@ extension Procedure {
             state.unfinishedDependencies -= alreadyFinished
             return (state.becomeReadyIfPossible(), state.phase == .waiting)
         }
-        if stillWaiting, let queue { queue.checkForCycle(through: self) }
+        if stillWaiting { Procedure.checkForCycle(through: self) }
         perform(readyAction)
         return .claimed
     }

@@ -4,9 +4,19 @@ import Foundation
 extension Procedure {
     /// Handles `event` now on this thread if no other event is being handled, else queues it.
     func send(_ event: ProcedureEvent) {
-        let handleNow = lock.withLock { state.mailbox.claimOrPost(event) }
-        guard handleNow else { return }
-        handle(event)
+        send { _ in event }
+    }
+
+    /// Runs `decide` under the lock and queues the event it returns, if any, in the same
+    /// critical section: events are queued in the order their decisions were taken, so a
+    /// cancel decided before a finish is always handled before it.
+    func send(_ decide: (inout ProcedureState) -> ProcedureEvent?) {
+        let ready = lock.withLock { () -> ProcedureEvent? in
+            guard let event = decide(&state) else { return nil }
+            return state.mailbox.claimOrPost(event) ? event : nil
+        }
+        guard let ready else { return }
+        handle(ready)
         drainEvents()
     }
 
@@ -16,7 +26,7 @@ extension Procedure {
         if mustDrain { drainEvents() }
     }
 
-    private func drainEvents() {
+    func drainEvents() {
         while let event = lock.withLock({ state.mailbox.next() }) {
             handle(event)
         }
@@ -100,14 +110,15 @@ extension Procedure {
         queue?.procedureWillFinish(self, errors: errors)
 
         willChangeValue(forKey: "isFinished")
-        let (waiters, finalObservers) = lock.withLock {
+        let (waiters, dependents, finalObservers, cancelled) = lock.withLock {
             state.phase = .finished
             state.queue = nil
             defer {
                 state.waiters = []
+                state.dependents = []
                 state.observers = []
             }
-            return (state.waiters, state.observers)
+            return (state.waiters, state.dependents, state.observers, state.cancellation == .cancelled)
         }
         // The only way corelibs' OperationQueue learns an asynchronous operation finished;
         // sent after storing the state and outside our lock.
@@ -117,6 +128,14 @@ extension Procedure {
         #endif
         didChangeValue(forKey: "isFinished")
         for waiter in waiters { waiter.dependencyDidFinish() }
+        for dependent in dependents where !dependent.isEnqueued {
+            // Not claimed by a ProcedureQueue: maybe in a plain OperationQueue, which only
+            // re-reads `isReady` when told.
+            dependent.willChangeValue(forKey: "isReady")
+            dependent.didChangeValue(forKey: "isReady")
+        }
+        // Only a cancelled procedure can finish before its plain dependencies.
+        if cancelled { releaseUnfinishedPlainDependencies() }
 
         procedureDidFinish(withErrors: errors)
         for observer in finalObservers { observer.didFinish(self, errors: errors) }

@@ -117,8 +117,9 @@ open class Procedure: Operation, @unchecked Sendable {
     /// The name, or the type's name if none was set.
     package var displayName: String { name ?? String(describing: type(of: self)) }
 
-    /// True once a queue has taken the procedure (or it was started by hand).
-    package var isEnqueued: Bool { lock.withLock { state.phase != .initial } }
+    /// True once a queue (or a group) has taken the procedure, or it was started by hand.
+    /// A procedure that is not enqueued will not run until something adds or starts it.
+    public final var isEnqueued: Bool { lock.withLock { state.phase != .initial } }
 
     /// One line on where the procedure is in its life, for failure messages.
     package var stateSummary: String {
@@ -164,13 +165,17 @@ open class Procedure: Operation, @unchecked Sendable {
 
     /// Returns false if the procedure had already begun finishing.
     private func requestFinish(errors: [any Error]) -> Bool {
-        switch lock.withLock({ state.requestFinish(errors: errors) }) {
-        case .duplicate: return false
-        case .deferred: return true
-        case .post:
-            send(.finish)
-            return true
+        var accepted = true
+        send { state in
+            switch state.requestFinish(errors: errors) {
+            case .duplicate:
+                accepted = false
+                return nil
+            case .deferred: return nil
+            case .post: return .finish
+            }
         }
+        return accepted
     }
 
     // MARK: - Cancelling
@@ -189,8 +194,41 @@ open class Procedure: Operation, @unchecked Sendable {
     /// will-cancel and the did-cancel hooks. A procedure that has not started will not
     /// execute; one that is executing must finish itself.
     public final func cancel(withErrors errors: [any Error]) {
-        guard lock.withLock({ state.requestCancel(errors: errors) }) == .post else { return }
-        send(.cancel(errors: errors))
+        send { state in state.requestCancel(errors: errors) == .post ? .cancel(errors: errors) : nil }
+    }
+
+    /// Decides to cancel and queues the cancel event without handling it; returns true if the
+    /// caller must then call ``drainEvents()``. Cancelling several procedures this way (all
+    /// decided first, then all handled) lets none of them run because another was cancelled
+    /// and finished first: see `cancelTogether`.
+    func requestCancelWithoutHandling(errors: [any Error]) -> Bool {
+        lock.withLock {
+            guard state.requestCancel(errors: errors) == .post else { return false }
+            return state.mailbox.post(.cancel(errors: errors))
+        }
+    }
+
+    /// Cancels `operations` as one act: every procedure's cancel is decided and queued, plain
+    /// operations are cancelled, and only then are the procedures' cancel events handled. A
+    /// procedure that finishes because it was cancelled therefore cannot release a dependent
+    /// that is about to be cancelled too (its start is queued behind its cancel).
+    static func cancelTogether(_ operations: [Operation], errors: (Procedure) -> [any Error]) {
+        var toHandle: [Procedure] = []
+        var plain: [Operation] = []
+        for operation in operations {
+            if let procedure = operation as? Procedure {
+                if procedure.requestCancelWithoutHandling(errors: errors(procedure)) { toHandle.append(procedure) }
+            } else {
+                plain.append(operation)
+            }
+        }
+        for operation in plain { operation.cancel() }
+        for procedure in toHandle { procedure.drainEvents() }
+    }
+
+    /// True once a cancel has been decided (before its hooks run), and the errors so far.
+    var cancelRequest: [any Error]? {
+        lock.withLock { state.cancellation == .none ? nil : state.errors }
     }
 
     // MARK: - Starting
@@ -206,6 +244,9 @@ open class Procedure: Operation, @unchecked Sendable {
         let decision: Decision = lock.withLock {
             switch state.phase {
             case .ready:
+                // Only the queue that owns the procedure may start it; corelibs makes that
+                // queue `current` while it calls start().
+                guard let owner = state.queue, OperationQueue.current === owner else { return .misuse }
                 state.phase = .started
                 return .run
             case .initial:
@@ -222,6 +263,15 @@ open class Procedure: Operation, @unchecked Sendable {
             #endif
             send(.start)
         case .claimAndWait:
+            // Foundation tracks plain-Operation dependencies and starts a procedure only once
+            // they have finished; called by hand before that, there is nothing to wait on.
+            guard super.isReady || isCancelled else {
+                ProcedureMisuse.report(
+                    .startedOutsideQueue,
+                    "start() was called by hand on \(displayName) before its plain Operation dependencies finished; the call was ignored. Add it to a ProcedureQueue instead.",
+                    subject: self)
+                return
+            }
             if case .claimed = claim(queue: nil, then: .start) { return }
             reportStartMisuse()
         case .misuse:
@@ -271,11 +321,12 @@ open class Procedure: Operation, @unchecked Sendable {
     public final func produce(_ operation: Operation) throws {
         let running = lock.withLock {
             state.queue != nil && (state.phase == .started || state.phase == .executing)
+                && !state.hasBegunFinishing
         }
         guard running else {
             ProcedureMisuse.report(
                 .produceWithoutQueue,
-                "\(displayName) called produce(_:) while not running on a ProcedureQueue; the operation was not added.",
+                "\(displayName) called produce(_:) while not running on a ProcedureQueue (or after it began finishing); the operation was not added.",
                 subject: self)
             throw ProcedureError.produceRequiresRunningProcedure
         }
@@ -303,7 +354,11 @@ open class Procedure: Operation, @unchecked Sendable {
             reportDependencyMisuse("addDependency was called on \(displayName) after it was added to a queue or started")
             return
         }
-        if !(operation is Procedure) { super.addDependency(operation) }
+        if let procedure = operation as? Procedure {
+            procedure.lock.withLock { procedure.state.dependents.append(self) }
+        } else {
+            super.addDependency(operation)
+        }
     }
 
     /// Makes several dependencies at once. See ``addDependency(_:)``.
@@ -323,6 +378,15 @@ open class Procedure: Operation, @unchecked Sendable {
             return
         }
         if !(operation is Procedure) { super.removeDependency(operation) }
+    }
+
+    /// Drops the plain-Operation dependencies that have not finished. Called when a (cancelled)
+    /// procedure finishes before them: corelibs keeps an unretained pointer from each
+    /// dependency to its dependents and would use it after this procedure is freed.
+    func releaseUnfinishedPlainDependencies() {
+        for operation in super.dependencies where !operation.isFinished {
+            super.removeDependency(operation)
+        }
     }
 
     /// Every operation this procedure depends on, procedures first.

@@ -13,6 +13,8 @@ public enum ProcedureError: Error, Sendable, CustomStringConvertible {
     case dependencyCancelled(name: String, errors: [any Error])
     /// The procedure whose result was to be injected (named) finished without an output.
     case dependencyProducedNoOutput(name: String)
+    /// The procedure (named) finished without errors but without an output either.
+    case noOutput(name: String)
     /// A procedure failed with several errors; they are all here, in order.
     case multiple(errors: [any Error])
     /// The procedure was awaited but belongs to no queue, so nothing would ever start it.
@@ -32,6 +34,8 @@ public enum ProcedureError: Error, Sendable, CustomStringConvertible {
         case .dependencyCancelled(let name, let errors):
             return errors.isEmpty ? "\(name) was cancelled" : "\(name) was cancelled with \(errors)"
         case .dependencyProducedNoOutput(let name):
+            return "\(name) finished without an output"
+        case .noOutput(let name):
             return "\(name) finished without an output"
         case .multiple(let errors):
             return "\(errors.count) errors: \(errors)"

@@ -57,10 +57,15 @@ struct ProcedureState {
     var readyAction: ReadyAction?
     /// Procedures waiting on this one; told when it finishes.
     var waiters: [Procedure] = []
-    /// The futures handed out for this procedure (see Bridges), one per kind, so every
-    /// consumer shares one future and the tree rule of cancellation holds.
-    var outputFuture: AnyObject?
+    /// Procedures that depend on this one, whether waiting yet or not; those not yet claimed
+    /// by a queue hear `isReady` change when it finishes (a plain `OperationQueue` needs that).
+    var dependents: [Procedure] = []
+    /// The future of this procedure's outcome (see Bridges): one per procedure, so that every
+    /// consumer shares it and the tree rule of cancellation holds.
     var completionFuture: AnyObject?
+    /// The output future, derived from the completion future; held weakly so that, once no
+    /// one uses it, it stops counting as a consumer.
+    weak var outputFuture: AnyObject?
 
     var hasBegunFinishing: Bool { finishErrors != nil || phase >= .finishing }
 

@@ -68,28 +68,32 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
     }
 
     /// Adds without a group's adoption step: the group has already counted the child.
-    func enqueue(_ operation: Operation) {
+    /// Returns false if a procedure could not be adopted (the misuse is reported).
+    @discardableResult
+    func enqueue(_ operation: Operation) -> Bool {
         guard let procedure = operation as? Procedure else {
             let delegate = self.delegate
             delegate?.procedureQueue(self, willAdd: operation)
             super.addOperation(operation)
             delegate?.procedureQueue(self, didAdd: operation)
-            return
+            return true
         }
         let delegate = self.delegate
-        if procedure.lock.withLock({ procedure.state.phase == .initial }) {
+        if !procedure.isEnqueued {
             delegate?.procedureQueue(self, willAdd: procedure)
         }
         switch procedure.claim(queue: self, then: .enqueue(self)) {
         case .claimed:
             delegate?.procedureQueue(self, didAdd: procedure)
+            return true
         case .alreadyInThisQueue:
-            reportAddMisuse(.addedTwice, procedure, "was added twice to the same queue; the second add was ignored.")
+            reportAddMisuse(.addedTwice, procedure, "was added twice to the same queue (or group); the second add was ignored.")
         case .inAnotherQueue, .started:
-            reportAddMisuse(.addedToSecondQueue, procedure, "already belongs to another queue (or was started by hand); a procedure runs on exactly one queue. The add was ignored; create a new procedure instead.")
+            reportAddMisuse(.addedToSecondQueue, procedure, "already belongs to another queue or group (or was started by hand); a procedure runs on exactly one queue. The add was ignored; create a new procedure instead.")
         case .finished:
             reportAddMisuse(.addedAfterFinishing, procedure, "has already finished and cannot run again; the add was ignored. Create a new procedure instead.")
         }
+        return false
     }
 
     private func reportAddMisuse(_ kind: ProcedureMisuse.Kind, _ procedure: Procedure, _ what: String) {

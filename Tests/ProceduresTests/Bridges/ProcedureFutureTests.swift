@@ -37,8 +37,8 @@ final class ProcedureFutureTests: XCTestCase {
         let silent = ResultProcedure<Int>()
         silent.name = "Silent"
         let result = waitForResult(of: queue.future(silent))
-        guard case .dependencyProducedNoOutput(let name)? = result?.typedError(ProcedureError.self) else {
-            return XCTFail("expected dependencyProducedNoOutput, got \(result?.summary ?? "nil")")
+        guard case .noOutput(let name)? = result?.typedError(ProcedureError.self) else {
+            return XCTFail("expected noOutput, got \(result?.summary ?? "nil")")
         }
         XCTAssertEqual(name, "Silent")
     }

@@ -2,7 +2,7 @@ import Foundation
 import ProceduresTesting
 import XCTest
 
-final class BlockProcedureTests: XCTestCase {
+final class BlockProcedureBuiltInTests: XCTestCase {
     private var misuse: BuiltInMisuseCapture!
 
     override func setUp() {

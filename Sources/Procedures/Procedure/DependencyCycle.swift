@@ -5,21 +5,21 @@ import Foundation
 // waiter (the next procedure on the cycle), so the search runs only for a procedure that is
 // still waiting *and* is waited on, and walks only waiting dependencies. Adding a chain in
 // either order therefore costs O(1) per procedure.
-extension ProcedureQueue {
-    func checkForCycle(through start: Procedure) {
+extension Procedure {
+    static func checkForCycle(through start: Procedure) {
         guard start.hasWaiters, let cycle = findCycle(through: start) else { return }
         let names = cycle.map(\.displayName)
         ProcedureMisuse.report(
             .dependencyCycle,
             "dependency cycle \((names + [names[0]]).joined(separator: " -> ")); its procedures were cancelled so that they finish. Remove one of these dependencies.",
             subject: start)
-        for procedure in cycle {
-            procedure.cancel(withError: ProcedureError.dependencyCycle(names: names))
-        }
+        // Together: cancelled one by one, the first could finish and release the next, which
+        // might start before its own cancel arrived.
+        cancelTogether(cycle) { _ in [ProcedureError.dependencyCycle(names: names)] }
     }
 
     /// A path start -> … -> start along waiting dependencies, without the repeated start.
-    private func findCycle(through start: Procedure) -> [Procedure]? {
+    private static func findCycle(through start: Procedure) -> [Procedure]? {
         var visited: Set<ObjectIdentifier> = [ObjectIdentifier(start)]
         // Each frame: a procedure on the current path and the dependencies left to explore.
         var path: [(procedure: Procedure, pending: [Procedure])] = [(start, start.waitingDependencies)]
