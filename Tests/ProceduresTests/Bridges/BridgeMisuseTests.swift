@@ -72,7 +72,7 @@ final class BridgeMisuseTests: XCTestCase {
     func testTheFutureOfAGroupChildCompletesWhenTheGroupRunsIt() {
         let child = ResultProcedure { 12 }
         let group = GroupProcedure(operations: [child])
-        let future = child.future  // not queue.future(child): see KnownBugsBridgesTests
+        let future = child.future  // not queue.future(child): see BridgeRegressionTests
         XCTAssertFalse(future.isCompleted)
         wait(for: group)
         assertProcedureFinished(group)

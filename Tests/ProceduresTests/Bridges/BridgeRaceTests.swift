@@ -94,7 +94,7 @@ final class BridgeRaceTests: XCTestCase {
             case .success(let value):
                 XCTAssertEqual(value, index)
                 // Not `isCancelled`: a cancel can still flip it after the procedure finished
-                // (KnownBugsBridgesTests.testBUG_cancelTakesEffectAfterTheProcedureFinished).
+                // (BridgeRegressionTests.testcancelTakesEffectAfterTheProcedureFinished).
                 XCTAssertEqual(procedure.output, index)
                 outcomes.values += 1
             case .failure(let error):

@@ -265,7 +265,7 @@ final class GroupCancellationTests: XCTestCase {
 
     func testCancelCancelsChildrenWaitingForDependencies() {
         // The dependency ignores the cancel, so only the group's cancel can release them.
-        // (For a dependency that finishes when cancelled, see KnownBugsBuiltInTests.)
+        // (For a dependency that finishes when cancelled, see BuiltInRegressionTests.)
         let executing = expectation(description: "blocker executing")
         let blocker = stubbornChild(executing: executing)
         let waiting = (0..<3).map { TestProcedure(name: "waiting \($0)") }

@@ -75,7 +75,7 @@ final class FinishTests: CoreTestCase {
 
     func testCancelRacingFinishFinishesExactlyOnce() {
         // What holds today whichever wins (the ordering of the hooks under this race is
-        // KnownBugsTests.testBUG_cancelRacingFinishRunsCancelHooksAfterFinish).
+        // RegressionTests.testcancelRacingFinishRunsCancelHooksAfterFinish).
         for round in 0..<200 {
             let didFinishes = LockedBox(0)
             let procedure = CoreTracedProcedure("race \(round)", trace: CoreTrace(), observed: false, onExecute: { _ in })

@@ -191,7 +191,6 @@ final class DependencyGraphStressTests: XCTestCase {
         let didFinishes = log.didFinishes.values
         let executions = log.executions.values
         var failures: [String] = []
-        var lateCancels: [String] = []
         var outcome = (executed: 0, cancelled: 0, cancelledBeforeExecute: 0, cancelledWhileExecuting: 0, slow: 0)
         for procedure in procedures {
             let i = procedure.index
@@ -201,11 +200,8 @@ final class DependencyGraphStressTests: XCTestCase {
             if events.filter({ $0 == .willFinish }).count != 1 { failures.append("will-finish count: \(describe)") }
             if events.filter({ $0 == .didFinish }).count != 1 { failures.append("did-finish count: \(describe)") }
             if events.last != .didFinish {
-                // KNOWN BUG, asserted in KnownBugsBuiltInTests.testBUG_cancelRacingFinishRunsCancelHooksAfterFinish:
-                // the did-cancel override ran after did-finish. Counted and printed here;
-                // delete this branch once that test passes.
                 if events.last == .other, events.dropLast().last == .didFinish {
-                    lateCancels.append(describe)
+                    failures.append("regression, cancel after finish or uncancelled late child: " + describe)
                     continue
                 }
                 failures.append("something after did-finish: \(describe)")
@@ -225,9 +221,6 @@ final class DependencyGraphStressTests: XCTestCase {
         print(
             "DependencyGraphStressTests \(label): \(count) procedures, \(edges) edges, \(queues.count) queue(s) of width \(queues.map(\.maxConcurrentOperationCount)), outcome \(outcome)"
         )
-        if !lateCancels.isEmpty {
-            print("DependencyGraphStressTests: KNOWN BUG seen \(lateCancels.count) time(s), e.g. \(lateCancels[0])")
-        }
         return procedures.map(StressWeak.init) + queues.map(StressWeak.init)
     }
 }

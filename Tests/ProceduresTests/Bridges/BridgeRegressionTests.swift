@@ -2,16 +2,16 @@ import Foundation
 import ProceduresTesting
 import XCTest
 
-/// Bugs found while testing the bridges. Each test states the expected behaviour and fails
-/// until the bug is fixed; see the descriptions in the report that added them.
-final class KnownBugsBridgesTests: XCTestCase {
+/// Bugs the test suites found, now fixed. Each test is named `testFixed_<the bug>` and asserts
+/// the behaviour that was broken; "Observed" in a comment describes the bug as it was.
+final class BridgeRegressionTests: XCTestCase {
     /// A Task awaiting the future of a procedure that belongs to no queue hangs forever once
     /// cancelled: the cancel request reaches the procedure (it becomes cancelled), but a
     /// procedure finishes only when a queue starts it, so the future never completes and the
     /// await never returns. The issue asks that this misuse "must not hang silently forever if
     /// it can be detected", and here it can (`ProcedureError.notEnqueued` exists for it but is
     /// never thrown).
-    func testBUG_cancelledAwaitOfANeverEnqueuedProceduresFutureNeverReturns() {
+    func testFixed_CancelledAwaitOfANeverEnqueuedProceduresFutureNeverReturns() {
         let procedure = ResultProcedure { 1 }
         let future = procedure.future
         let ended = expectation(description: "the await ends")
@@ -29,7 +29,7 @@ final class KnownBugsBridgesTests: XCTestCase {
     /// of which cancels the procedure once its own consumers have asked: one consumer of the
     /// Void future cancels a procedure whose output another consumer still wants, breaking the
     /// tree rule (DESIGN semantics 9).
-    func testBUG_voidFutureConsumerCancelsAProcedureWhoseOutputIsStillWanted() {
+    func testFixed_VoidFutureConsumerCancelsAProcedureWhoseOutputIsStillWanted() {
         let queue = ProcedureQueue()
         let blocker = Blocker<Int>("shared")
         let wantsOutput = queue.future(blocker).map(context: .immediate) { $0 + 1 }
@@ -46,7 +46,7 @@ final class KnownBugsBridgesTests: XCTestCase {
     /// started yet adds the child to `queue`, because the child is not "enqueued" until its
     /// group starts. The child then runs outside its group; when the group starts it reports
     /// `addedToSecondQueue` and never finishes (it waits for a child it could not adopt).
-    func testBUG_futureOfAGroupChildRunsItOutsideTheGroupAndTheGroupHangs() {
+    func testFixed_FutureOfAGroupChildRunsItOutsideTheGroupAndTheGroupHangs() {
         let queue = ProcedureQueue()
         let child = ResultProcedure { 3 }
         let group = GroupProcedure(operations: [child])
@@ -66,7 +66,7 @@ final class KnownBugsBridgesTests: XCTestCase {
     /// (which does not re-check) marks the finished procedure cancelled and runs the cancel
     /// hooks after the did-finish ones. The procedure's future and `queue.run` reported success,
     /// yet `isCancelled` is true afterwards. Rare: a few runs in 20,000 (the loop takes about a second).
-    func testBUG_cancelTakesEffectAfterTheProcedureFinished() async {
+    func testFixed_CancelTakesEffectAfterTheProcedureFinished() async {
         let queue = ProcedureQueue()
         var late: [String] = []
         for index in 0..<stressIterations(20_000) {

@@ -2,15 +2,15 @@ import Foundation
 import ProceduresTesting
 import XCTest
 
-/// Tests that fail because of bugs in the library (described in the tests-core report).
-/// Each documents the expected behaviour; they should pass once the bug is fixed.
-final class KnownBugsTests: CoreTestCase {
+/// Bugs the test suites found, now fixed. Each test is named `testFixed_<the bug>` and asserts
+/// the behaviour that was broken; "Observed" in a comment describes the bug as it was.
+final class RegressionTests: CoreTestCase {
     /// A cancel racing a finish on an executing procedure: exactly one must win. Expected: either
     /// the cancel hooks run before the finish (and the procedure finishes cancelled) or they do
     /// not run at all (and it stays uncancelled). Observed (a few rounds in a thousand, depending
     /// on load; rarely under TSan): the cancel overrides run after did-finish, `isCancelled`
     /// flips to true on a finished procedure, and the did-cancel observers never run.
-    func testBUG_cancelRacingFinishRunsCancelHooksAfterFinish() {
+    func testFixed_CancelRacingFinishRunsCancelHooksAfterFinish() {
         // The window is narrow and the machine is shared: race in batches until it shows.
         var bad: [String] = []
         var rounds = 0
@@ -73,7 +73,7 @@ final class KnownBugsTests: CoreTestCase {
     /// Expected (Procedure.start() doc): ignored and reported as `startedOutsideQueue`, the
     /// queue runs it once resumed. Observed: it runs at once, on the caller's thread, despite
     /// the suspended queue; the queue's own start() later is what gets reported.
-    func testBUG_startByHandOnAProcedureInASuspendedQueueRunsIt() {
+    func testFixed_StartByHandOnAProcedureInASuspendedQueueRunsIt() {
         let queue = ProcedureQueue()
         queue.isSuspended = true
         let procedure = TestProcedure(name: "owned, suspended")
@@ -92,7 +92,7 @@ final class KnownBugsTests: CoreTestCase {
     /// `start()` by hand on a free procedure whose dependency is a plain `Operation` that has
     /// not run. Expected (Procedure.start() doc): it waits for its dependencies. Observed:
     /// `start()` runs it at once; only procedure dependencies are waited for.
-    func testBUG_startByHandDoesNotWaitForAPlainOperationDependency() {
+    func testFixed_StartByHandDoesNotWaitForAPlainOperationDependency() {
         let operation = BlockOperation {}
         let procedure = TestProcedure(name: "free, plain dependency")
         procedure.addDependency(operation)
@@ -116,7 +116,7 @@ final class KnownBugsTests: CoreTestCase {
     /// the members are cancelled one after another; the first one cancelled becomes ready,
     /// finishes on a worker thread and releases the next member, which often starts and
     /// executes normally before its own cancel arrives.
-    func testBUG_dependencyCycleOnARunningQueueLetsAMemberExecute() {
+    func testFixed_DependencyCycleOnARunningQueueLetsAMemberExecute() {
         var executed: [String] = []
         for round in 0..<100 {
             let a = TestProcedure(name: "A\(round)")
@@ -137,7 +137,7 @@ final class KnownBugsTests: CoreTestCase {
     /// `start()` doc and `ReadyAction.start` anticipate plain queues). Expected: both run, in
     /// order, or the misuse is reported. Observed: the dependent never starts, silently (any
     /// width, any add order): the plain queue never learns that it became ready.
-    func testBUG_procedureDependingOnAProcedureNeverRunsOnAPlainOperationQueue() {
+    func testFixed_ProcedureDependingOnAProcedureNeverRunsOnAPlainOperationQueue() {
         let queue = OperationQueue()
         let first = TestProcedure(name: "first")
         let second = TestProcedure(name: "second")
@@ -159,7 +159,7 @@ final class KnownBugsTests: CoreTestCase {
     /// returns normally, but its event is handled after the finish event, when the procedure
     /// has no queue and no observers left: no will/did-add observer runs and the operation is
     /// silently never added.
-    func testBUG_produceAfterFinishInTheSameCallbackSilentlyDropsTheOperation() {
+    func testFixed_ProduceAfterFinishInTheSameCallbackSilentlyDropsTheOperation() {
         let delegateDone = expectation(description: "queue delegate told the producer finished")
         let delegate = CoreRecordingDelegate(onDidFinish: { procedure in
             if procedure.name == "producer" { delegateDone.fulfill() }
@@ -199,7 +199,7 @@ final class KnownBugsTests: CoreTestCase {
     /// waits for dependencies): the cycle is detected and reported, as it is when B is added
     /// to a queue. Observed: both wait forever and nothing is reported (`claim` only checks for
     /// a cycle when the procedure has a queue).
-    func testBUG_cycleClosedByAProcedureStartedByHandHangsSilently() {
+    func testFixed_CycleClosedByAProcedureStartedByHandHangsSilently() {
         let a = TestProcedure(name: "A")
         let b = TestProcedure(name: "B")
         a.addDependency(b)

@@ -2,9 +2,9 @@ import Foundation
 import ProceduresTesting
 import XCTest
 
-/// Tests that fail because of library bugs in the built-in procedures. Each says what it
-/// expects and why; they are expected to pass once the bug is fixed.
-final class KnownBugsBuiltInTests: XCTestCase {
+/// Bugs the test suites found, now fixed. Each test is named `testFixed_<the bug>` and asserts
+/// the behaviour that was broken; "Observed" in a comment describes the bug as it was.
+final class BuiltInRegressionTests: XCTestCase {
     private var misuse: BuiltInMisuseCapture!
 
     override func setUp() {
@@ -23,7 +23,7 @@ final class KnownBugsBuiltInTests: XCTestCase {
     /// The group cancels its children one at a time. Cancelling a running child makes it
     /// finish at once, which releases the children that depend on it; those start (and run
     /// their work) before the group's loop gets to cancel them, and end up not cancelled.
-    func testBUG_groupCancelLetsChildrenWaitingOnACancelledChildRun() {
+    func testFixed_GroupCancelLetsChildrenWaitingOnACancelledChildRun() {
         let executing = expectation(description: "blocker executing")
         let blocker = BuiltInWaitForCancel(name: "blocker")  // finishes when cancelled
         blocker.addDidExecuteBlockObserver { _ in executing.fulfill() }
@@ -44,7 +44,7 @@ final class KnownBugsBuiltInTests: XCTestCase {
 
     /// Same cause, plain `Operation` child: its block runs after the group was cancelled, and
     /// the later `cancel()` of a finished operation has no effect.
-    func testBUG_groupCancelLetsPlainChildWaitingOnACancelledChildRun() {
+    func testFixed_GroupCancelLetsPlainChildWaitingOnACancelledChildRun() {
         let executing = expectation(description: "blocker executing")
         let blocker = BuiltInWaitForCancel(name: "blocker")
         blocker.addDidExecuteBlockObserver { _ in executing.fulfill() }
@@ -65,7 +65,7 @@ final class KnownBugsBuiltInTests: XCTestCase {
 
     /// A finished procedure added as a child is refused by the group's queue (reported as
     /// `addedAfterFinishing`) but still counted as unfinished: the group never finishes.
-    func testBUG_finishedProcedureAddedAsChildHangsTheGroup() {
+    func testFixed_FinishedProcedureAddedAsChildHangsTheGroup() {
         let finished = TestProcedure(name: "already finished")
         wait(for: finished)
         let group = GroupProcedure(operations: [finished, TestProcedure(name: "fresh")])
@@ -75,7 +75,7 @@ final class KnownBugsBuiltInTests: XCTestCase {
     }
 
     /// The same procedure added twice is counted twice but finishes once: the group hangs.
-    func testBUG_procedureAddedTwiceAsChildHangsTheGroup() {
+    func testFixed_ProcedureAddedTwiceAsChildHangsTheGroup() {
         let child = TestProcedure(name: "twice")
         let group = GroupProcedure(operations: [child])
         group.addChild(child)
@@ -89,7 +89,7 @@ final class KnownBugsBuiltInTests: XCTestCase {
 
     /// A procedure that already belongs to another queue is refused by the group's queue but
     /// counted as a child: the group hangs even after that procedure finished elsewhere.
-    func testBUG_procedureOwnedByAnotherQueueAddedAsChildHangsTheGroup() {
+    func testFixed_ProcedureOwnedByAnotherQueueAddedAsChildHangsTheGroup() {
         let elsewhere = TestProcedure(name: "elsewhere", delay: 0.05)
         let otherQueue = ProcedureQueue()
         otherQueue.isSuspended = true
@@ -108,7 +108,7 @@ final class KnownBugsBuiltInTests: XCTestCase {
     /// A child failed (a real error, not an echo of a cancel); then the group was cancelled
     /// without errors. The group reports no errors at all: `failed` is false although one of
     /// its children failed before anything was cancelled.
-    func testBUG_childFailureBeforePlainCancelIsLost() {
+    func testFixed_ChildFailureBeforePlainCancelIsLost() {
         let failing = TestProcedure(name: "failing", error: TestError("real failure"))
         let executing = expectation(description: "running child executing")
         let running = BuiltInWaitForCancel(name: "running")
@@ -130,7 +130,7 @@ final class KnownBugsBuiltInTests: XCTestCase {
     /// Arguable (a suspended `OperationQueue` does not start cancelled operations either), but
     /// the group is documented to finish promptly when cancelled, and here it hangs silently
     /// until someone resumes it: its cancelled children sit in the suspended internal queue.
-    func testBUG_cancelledSuspendedGroupDoesNotFinish() {
+    func testFixed_CancelledSuspendedGroupDoesNotFinish() {
         let child = TestProcedure(name: "held")
         let group = GroupProcedure(operations: [child])
         group.isSuspended = true
@@ -156,7 +156,7 @@ final class KnownBugsBuiltInTests: XCTestCase {
     /// added right after `cancel()` returned is enqueued uncancelled, runs, and finishes before
     /// the cancel reaches it. Expected: a child added after `cancel()` returned is cancelled
     /// (the group's cancel request is recorded synchronously, with its errors).
-    func testBUG_childAddedAfterCancelRunsUncancelledWhileTheGroupIsBusy() {
+    func testFixed_ChildAddedAfterCancelRunsUncancelledWhileTheGroupIsBusy() {
         let anchor = BuiltInWaitForCancel(name: "anchor")
         let group = GroupProcedure(operations: [anchor])
         let inObserver = expectation(description: "group's did-execute observer running")
@@ -189,7 +189,7 @@ final class KnownBugsBuiltInTests: XCTestCase {
     /// the will-/did-cancel observers (already cleared) never run, and `isCancelled` turns
     /// true after `isFinished`. Expected: either the cancel hooks all run before will-finish,
     /// or the cancel has no effect at all.
-    func testBUG_cancelRacingFinishRunsCancelHooksAfterFinish() {
+    func testFixed_CancelRacingFinishRunsCancelHooksAfterFinish() {
         let anomalies = BuiltInBox<[String]>([])
         let rounds = max(1, stressIterations(20))
         let batchSize = 250
