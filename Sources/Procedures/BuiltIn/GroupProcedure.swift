@@ -47,7 +47,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         var queueSuspended: Bool { !started || (userSuspended && !cancelled) }
     }
     private let groupLock = Lock()
-    private var group = State()
+    @exclusivity(unchecked) private var group = State()  // only touched under `groupLock`
     private let suspensionLock = Lock()
     private let queue = ProcedureQueue()
 
@@ -200,10 +200,10 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
 
     /// A child finished (told by the group's queue, or by a plain child's sentinel).
     func childDidFinish(_ child: Operation, errors: [any Error]) {
-        send(.perform { [self] in handleChildFinished(child, errors: errors) })
+        send(.childFinished(child, errors: errors))
     }
 
-    private func handleChildFinished(_ child: Operation, errors: [any Error]) {
+    override func handleChildFinished(_ child: Operation, errors: [any Error]) {
         let collect = !errors.isEmpty && groupLock.withLock { !group.cancelled }
         if collect, let procedure = child as? Procedure {
             let kept = transformChildErrors(errors, from: procedure)

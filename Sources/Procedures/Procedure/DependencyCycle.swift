@@ -20,9 +20,11 @@ extension Procedure {
 
     /// A path start -> … -> start along waiting dependencies, without the repeated start.
     private static func findCycle(through start: Procedure) -> [Procedure]? {
+        let firstStep = start.waitingDependencies
+        if firstStep.isEmpty { return nil }  // the common case: skip the allocations below
         var visited: Set<ObjectIdentifier> = [ObjectIdentifier(start)]
         // Each frame: a procedure on the current path and the dependencies left to explore.
-        var path: [(procedure: Procedure, pending: [Procedure])] = [(start, start.waitingDependencies)]
+        var path: [(procedure: Procedure, pending: [Procedure])] = [(start, firstStep)]
         while !path.isEmpty {
             guard let next = path[path.count - 1].pending.popLast() else {
                 path.removeLast()

@@ -40,6 +40,7 @@ extension Procedure {
         case .finish: handleFinish()
         case .produce(let operation): handleProduce(operation)
         case .lateDidFinish(let observer): observer.didFinish(self, errors: errors)
+        case .childFinished(let child, let errors): handleChildFinished(child, errors: errors)
         case .perform(let work): work()
         }
     }
@@ -110,16 +111,24 @@ extension Procedure {
         queue?.procedureWillFinish(self, errors: errors)
 
         willChangeValue(forKey: "isFinished")
-        let (waiters, dependents, finalObservers, cancelled) = lock.withLock {
+        let (waiters, dependents, finalObservers, cancelled, formerDependencies) = lock.withLock {
             state.phase = .finished
             state.queue = nil
             defer {
                 state.waiters = []
                 state.dependents = []
                 state.observers = []
+                // Let go of the dependencies, so that a long finished chain is freed link by
+                // link instead of by one deep recursion of deinits.
+                state.dependencies = []
             }
-            return (state.waiters, state.dependents, state.observers, state.cancellation == .cancelled)
+            return (
+                state.waiters, state.dependents, state.observers, state.cancellation == .cancelled,
+                state.dependencies
+            )
         }
+        // Released here, outside the lock: the last reference may run a user's deinit.
+        _ = consume formerDependencies
         // The only way corelibs' OperationQueue learns an asynchronous operation finished;
         // sent after storing the state and outside our lock.
         #if canImport(Darwin)

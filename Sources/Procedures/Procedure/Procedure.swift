@@ -46,7 +46,9 @@ import Foundation
 open class Procedure: Operation, @unchecked Sendable {
     // @unchecked: every mutable field lives in `state`, read and written only under `lock`.
     let lock = Lock()
-    var state = ProcedureState()
+    // Always accessed under `lock`, so Swift's dynamic exclusivity checks (about 100
+    // instructions each, a dozen times per procedure) add nothing but cost.
+    @exclusivity(unchecked) var state = ProcedureState()
 
     public override init() {
         super.init()
@@ -307,6 +309,9 @@ open class Procedure: Operation, @unchecked Sendable {
     /// cancel their children.
     func cancellationDidTakeEffect(errors: [any Error]) {}
 
+    /// Handles a `.childFinished` event; only groups have children.
+    func handleChildFinished(_ child: Operation, errors: [any Error]) {}
+
     // MARK: - Producing
 
     /// Adds `operation` to the queue this procedure runs on, with will-add and did-add
@@ -389,7 +394,9 @@ open class Procedure: Operation, @unchecked Sendable {
         }
     }
 
-    /// Every operation this procedure depends on, procedures first.
+    /// Every operation this procedure depends on, procedures first. Once the procedure has
+    /// finished it no longer holds its procedure dependencies (so that long chains can be
+    /// freed without a deep recursion of deinitializers) and lists only its plain operations.
     public final override var dependencies: [Operation] {
         var seen = Set<ObjectIdentifier>()
         let procedures = lock.withLock { state.dependencies }.filter {

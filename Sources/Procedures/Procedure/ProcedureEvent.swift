@@ -20,8 +20,10 @@ enum ProcedureEvent {
     case produce(Operation)
     /// Late did-finish delivery to an observer added after the procedure finished.
     case lateDidFinish(any ProcedureObserver)
-    /// Framework work that must be serialised with the procedure's callbacks (a group's
-    /// child-finished handling, for example).
+    /// A group's child finished (a case of its own: groups get one per child, and a closure
+    /// would cost an allocation each).
+    case childFinished(Operation, errors: [any Error])
+    /// Other framework work that must be serialised with the procedure's callbacks.
     case perform(@Sendable () -> Void)
 }
 
@@ -32,13 +34,27 @@ enum ProcedureEvent {
 /// for another, and a callback that triggers another event (a `cancel()` inside `execute()`)
 /// has it handled right after the current callback returns.
 struct EventMailbox {
-    private var events: [ProcedureEvent] = []
+    // Most procedures have at most one event waiting at a time (execute, then finish): one
+    // inline slot holds it without allocating; the array takes the rest, in order.
+    private var first: ProcedureEvent?
+    private var rest: [ProcedureEvent] = []
     private var head = 0
     private(set) var isDraining = false
 
+    private var isEmpty: Bool { first == nil && head == rest.count }
+
+    private mutating func append(_ event: ProcedureEvent) {
+        // The slot may only be used when nothing else waits, or the order would break.
+        if isEmpty {
+            first = event
+        } else {
+            rest.append(event)
+        }
+    }
+
     /// Queues `event`; returns true if the caller must now drain (it became the handler).
     mutating func post(_ event: ProcedureEvent) -> Bool {
-        events.append(event)
+        append(event)
         if isDraining { return false }
         isDraining = true
         return true
@@ -47,8 +63,8 @@ struct EventMailbox {
     /// Claims the handler role for an event the caller will handle directly, without
     /// queueing it. Returns false (and queues it) if someone else is handling events.
     mutating func claimOrPost(_ event: ProcedureEvent) -> Bool {
-        if isDraining || head < events.count {
-            events.append(event)
+        if isDraining || !isEmpty {
+            append(event)
             return false
         }
         isDraining = true
@@ -57,13 +73,17 @@ struct EventMailbox {
 
     /// The next event, or nil after giving up the handler role (the mailbox is empty).
     mutating func next() -> ProcedureEvent? {
-        guard head < events.count else {
+        if let event = first {
+            first = nil
+            return event
+        }
+        guard head < rest.count else {
             isDraining = false
-            if !events.isEmpty { events.removeAll(keepingCapacity: events.capacity <= 16) }
+            if !rest.isEmpty { rest.removeAll(keepingCapacity: rest.capacity <= 16) }
             head = 0
             return nil
         }
-        let event = events[head]
+        let event = rest[head]
         head += 1
         return event
     }

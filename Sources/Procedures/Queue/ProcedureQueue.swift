@@ -110,8 +110,10 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
 
     /// A procedure became ready: hand it to Foundation's queue, which will start it.
     func enqueueReady(_ procedure: Procedure) {
-        lock.withLock { _ = waiting.removeValue(forKey: ObjectIdentifier(procedure)) }
+        // Hand over first, then forget: in between the procedure is counted twice, never
+        // zero times, so waitUntilAllOperationsAreFinished cannot miss it.
         super.addOperation(procedure)
+        lock.withLock { _ = waiting.removeValue(forKey: ObjectIdentifier(procedure)) }
     }
 
     // MARK: - Finishing
