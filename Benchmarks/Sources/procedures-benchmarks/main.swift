@@ -22,7 +22,7 @@ if options.profile != nil {
     exit(0)
 }
 
-let selected = scenarios.filter { options.only?.contains($0.id) ?? true }
+let selected = scenarios.filter { options.only?.contains($0.id.uppercased()) ?? true }
 if selected.isEmpty {
     FileHandle.standardError.write(Data("no scenario matches --only\n".utf8))
     exit(2)

@@ -145,7 +145,7 @@ enum Runner {
     /// Runs one half once and prints what it measured; for `valgrind --tool=callgrind`.
     static func profile(_ scenarios: [Scenario], options: Options) {
         guard let request = options.profile,
-            let scenario = scenarios.first(where: { $0.id == request.id })
+            let scenario = scenarios.first(where: { $0.id.uppercased() == request.id })
         else {
             FileHandle.standardError.write(Data("no scenario with that id\n".utf8))
             exit(2)

@@ -2,6 +2,10 @@ import CHeap
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Bytes the process has allocated with malloc and not freed.
 enum Heap {
     /// glibc's `mallinfo2`, summed over all arenas: `uordblks` (in-use heap chunks) plus
@@ -47,9 +51,25 @@ func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
     return slot.wait()
 }
 
-/// Drops the operations of a dependency chain last-first. Each operation holds its
-/// predecessor strongly, so releasing the first-added reference last would free the chain
-/// recursively, one stack frame group per link, and overflow the stack at 100,000 links.
+/// Drops the operations of a dependency chain without freeing it recursively.
+///
+/// Each operation holds its predecessor strongly (Foundation's and ours alike), so whoever
+/// drops the last reference to a link frees every link below it that nothing else holds,
+/// recursively, a few stack frames per link: 100,000 links overflow a dispatch worker's
+/// stack (seen here, in corelibs' own `BlockOperation` chain). A worker can still hold a
+/// finished operation for a moment (the block that started it), so drop the links tail
+/// first and only once the array holds the link alone: each then frees on its own.
 func releaseChain<T: AnyObject>(_ operations: inout [T]) {
-    while !operations.isEmpty { operations.removeLast() }
+    let deadline = Stopwatch.now() + 5_000_000_000
+    while !operations.isEmpty {
+        while !isKnownUniquelyReferenced(&operations[operations.count - 1]) {
+            if Stopwatch.now() > deadline {
+                // Something keeps the chain alive for good; leave it to whoever does.
+                FileHandle.standardError.write(Data("note: a chain link stayed referenced; not waiting for it\n".utf8))
+                return
+            }
+            usleep(50)
+        }
+        operations.removeLast()
+    }
 }
