@@ -28,7 +28,7 @@ if selected.isEmpty {
     exit(2)
 }
 
-let machine = Machine.describe()
+let loadAtStart = Machine.loadAverage() ?? "unknown"
 let started = Stopwatch.now()
 var rows: [Row] = []
 for scenario in selected {
@@ -46,7 +46,10 @@ if options.writesResults {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("RESULTS.md")
     let text = Report.resultsFile(
-        rows: rows, scenarios: selected, machine: machine + ["load average at end: \(Machine.loadAverage() ?? "unknown")"],
+        rows: rows, scenarios: selected,
+        machine: Machine.describe() + [
+            "load average (1, 5, 15 min) at start: \(loadAtStart); at end: \(Machine.loadAverage() ?? "unknown")"
+        ],
         rounds: options.rounds, elapsed: elapsed)
     do {
         try text.write(to: url, atomically: true, encoding: .utf8)

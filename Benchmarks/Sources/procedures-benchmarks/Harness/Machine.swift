@@ -9,7 +9,6 @@ enum Machine {
         lines.append("CPU: \(cpuModel() ?? "unknown")")
         lines.append("cores: \(ProcessInfo.processInfo.activeProcessorCount)")
         lines.append("Swift: \(command("/usr/bin/env", ["swift", "--version"])?.split(separator: "\n").first.map(String.init) ?? compiledWith)")
-        lines.append("load average at start: \(loadAverage() ?? "unknown")")
         return lines
     }
 

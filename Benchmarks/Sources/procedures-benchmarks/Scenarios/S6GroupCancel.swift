@@ -41,16 +41,18 @@ enum S6GroupCancel {
     }
 
     static func baseline(_ n: Int) -> [Double] {
-        [
-            Stopwatch.time {
-                let queue = OperationQueue()
-                queue.isSuspended = true
-                let operations = (0..<n).map { _ in BlockOperation(block: {}) }
-                for operation in operations { queue.addOperation(operation) }
-                for operation in operations { operation.cancel() }
-                queue.isSuspended = false
-                queue.waitUntilAllOperationsAreFinished()
-            }
-        ]
+        // Freed after the stopwatch stops, as our group and its children are.
+        var operations: [BlockOperation] = []
+        let seconds = Stopwatch.time {
+            let queue = OperationQueue()
+            queue.isSuspended = true
+            operations = (0..<n).map { _ in BlockOperation(block: {}) }
+            for operation in operations { queue.addOperation(operation) }
+            for operation in operations { operation.cancel() }
+            queue.isSuspended = false
+            queue.waitUntilAllOperationsAreFinished()
+        }
+        withExtendedLifetime(operations) {}
+        return [seconds]
     }
 }
