@@ -21,6 +21,13 @@ enum Format {
         return out
     }
 
+    /// Two decimals, or two significant digits for a ratio far below 1 (so 0.0038 is not 0.00).
+    static func ratio(_ value: Double) -> String {
+        guard value < 0.1, value > 0 else { return fixed(value, 2) }
+        let digits = Int((-log10(value)).rounded(.down)) + 2
+        return fixed(value, digits)
+    }
+
     static func value(_ value: Double?, _ unit: Unit) -> String {
         guard let value, value.isFinite else { return "—" }
         switch unit {
@@ -38,7 +45,7 @@ enum Format {
 }
 
 enum Report {
-    static let header = ["scenario", "size", "ours", "baseline", "ratio", "target", "met", "growth"]
+    static let header = ["scenario", "size", "rounds", "ours", "baseline", "ratio", "target", "met", "growth"]
 
     static func cells(_ row: Row) -> [String] {
         var growth = "—"
@@ -49,9 +56,10 @@ enum Report {
         return [
             row.scenario,
             Format.count(row.size),
+            String(row.rounds),
             row.ours == nil ? "not yet wired" : Format.value(row.ours, row.unit),
             Format.value(row.baseline, row.unit),
-            row.ratio.map { Format.fixed($0, 2) } ?? "—",
+            row.ratio.map(Format.ratio) ?? "—",
             row.target.label,
             row.met,
             growth,
@@ -69,7 +77,7 @@ enum Report {
             line.enumerated().map { index, cell in
                 let pad = String(repeating: " ", count: widths[index] - cell.count)
                 // Text columns left-aligned, figures right-aligned.
-                return index == 0 || index == 5 || index == 6 ? cell + pad : pad + cell
+                return index == 0 || index == 6 || index == 7 ? cell + pad : pad + cell
             }.joined(separator: "  ")
         }
         let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")
@@ -82,6 +90,7 @@ enum Report {
     }
 
     static func resultsFile(rows: [Row], scenarios: [Scenario], machine: [String], rounds: Int, elapsed: Double) -> String {
+        let maxRounds = 3 * rounds
         var out = """
             # Benchmark results
 
@@ -90,8 +99,9 @@ enum Report {
 
             **The ratios are the figures that count.** This machine is shared and noisy, so absolute
             times are context only: each scenario runs our code and its baseline in the same
-            process, interleaved (ours, baseline, ours, baseline…) for \(rounds) rounds per size,
-            and reports the median of each.
+            process, interleaved (ours, baseline, ours, baseline…) for \(rounds) rounds per size
+            (up to \(maxRounds) when a size is fast; the *rounds* column says how many), and reports
+            the median of each.
 
             ## Machine
 
@@ -100,7 +110,7 @@ enum Report {
         out += "- whole run: \(Format.fixed(elapsed, 0)) s\n\n## Results\n\n"
         out += markdown(rows) + "\n\n"
         out += """
-            Columns: *ours* and *baseline* are medians over the rounds (S5: percentiles over every
+            Columns: *rounds* is how many times each half ran at that size; *ours* and *baseline* are medians over the rounds (S5: percentiles over every
             sample of every round; S7: bytes per pending operation); *ratio* = ours / baseline;
             *growth* = ours at 10N / ours at N (about 10 means linear; above \(Int(Runner.superlinearGrowth)) is flagged).
 

@@ -98,25 +98,38 @@ enum Runner {
     /// Growth beyond this from N to 10N is flagged: linear work grows about 10x.
     static let superlinearGrowth = 20.0
 
+    /// A size whose rounds take less than this (both halves together) gets extra rounds, up
+    /// to three times the minimum: fast sizes are the ones a scheduling hiccup distorts most,
+    /// and their extra rounds are cheap.
+    static let roundBudget = 2.0
+
     static func run(_ scenario: Scenario, options: Options) -> [Row] {
         let sizes = scenario.sizes.map(options.scaled)
-        let rounds = options.smoke ? 1 : (scenario.rounds ?? options.rounds)
+        // A scenario that fixes its rounds (a slow quadratic baseline, memory) gets exactly those.
+        let fixed = options.smoke || scenario.rounds != nil
+        let minRounds = options.smoke ? 1 : (scenario.rounds ?? options.rounds)
+        let maxRounds = fixed ? minRounds : 3 * minRounds
         var ours: [Int: [Double]] = [:]
         var baseline: [Int: [Double]] = [:]
+        var roundsRun: [Int: Int] = [:]
 
         // One unmeasured pass at the small size first: thread pools, malloc arenas and lazily
         // initialised runtime state all warm up before anything counts.
-        if !options.smoke && rounds > 1, let first = sizes.first {
+        if !options.smoke && minRounds > 1, let first = sizes.first {
             _ = scenario.ours?(first)
             _ = scenario.baseline?(first)
         }
         for size in sizes {
-            for round in 1...rounds {
-                progress("\(scenario.id) \(scenario.title): size \(size), round \(round)/\(rounds)")
+            let started = Stopwatch.now()
+            var round = 0
+            while round < minRounds || (round < maxRounds && Stopwatch.seconds(since: started) < roundBudget) {
+                round += 1
+                progress("\(scenario.id) \(scenario.title): size \(size), round \(round)")
                 // Interleaved, so drift in the machine's load hits both halves alike.
                 if let half = scenario.ours { ours[size, default: []] += half(size) }
                 if let half = scenario.baseline { baseline[size, default: []] += half(size) }
             }
+            roundsRun[size] = round
         }
 
         var rows: [Row] = []
@@ -136,7 +149,7 @@ enum Runner {
                     Row(
                         scenario: label, size: size, unit: scenario.unit, ours: oursValue,
                         baseline: baseline[size].map(statistic.reduce), target: statistic.target,
-                        rounds: rounds, growth: growth))
+                        rounds: roundsRun[size] ?? 0, growth: growth))
             }
         }
         return rows
