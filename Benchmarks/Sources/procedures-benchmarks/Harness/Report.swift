@@ -56,7 +56,7 @@ enum Report {
         return [
             row.scenario,
             Format.count(row.size),
-            String(row.rounds),
+            row.rounds > 0 ? String(row.rounds) : "—",
             row.ours == nil ? "not yet wired" : Format.value(row.ours, row.unit),
             Format.value(row.baseline, row.unit),
             row.ratio.map(Format.ratio) ?? "—",

@@ -122,7 +122,8 @@ enum Runner {
         for size in sizes {
             let started = Stopwatch.now()
             var round = 0
-            while round < minRounds || (round < maxRounds && Stopwatch.seconds(since: started) < roundBudget) {
+            let anything = scenario.ours != nil || scenario.baseline != nil
+            while anything, round < minRounds || (round < maxRounds && Stopwatch.seconds(since: started) < roundBudget) {
                 round += 1
                 progress("\(scenario.id) \(scenario.title): size \(size), round \(round)")
                 // Interleaved, so drift in the machine's load hits both halves alike.
