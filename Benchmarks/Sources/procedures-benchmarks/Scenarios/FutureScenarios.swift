@@ -3,23 +3,57 @@ import NIOCore
 import NIOEmbedded
 import Procedures
 
-// ─── Scenarios whose "ours" half does not exist yet ──────────────────────────────────────
-//
-// F1/F2/F3 measure the futures layer, A1 the async/await bridge. Their baselines are written
-// and run (so they keep building and their numbers are on record); each of our halves is one
-// `Half?` below. Wiring one up = replacing its `nil` with a closure `{ size in [seconds] }`
-// that does the same work as the baseline's closure with our types. Until then the row says
-// "not yet wired" and nothing is judged.
+// F1/F2/F3 measure the futures layer, A1 the async/await bridge. Our closures run on the
+// immediate context, as NIO's callbacks run inline on an `EmbeddedEventLoop`.
 enum FutureScenarios {
     /// F1: `size` `map`s chained on an already succeeded future.
-    static let f1Ours: Half? = nil
+    static let f1Ours: Half? = { n in
+        let result = Slot<Int>()
+        let seconds = Stopwatch.time {
+            var future = Future(value: 0)
+            for _ in 0..<n { future = future.map(context: .immediate) { $0 &+ 1 } }
+            future.onSuccess(context: .immediate) { result.fill($0) }
+        }
+        precondition(result.wait() == n, "F1 computed the wrong value")
+        return [seconds]
+    }
     /// F2: `size` promises, one success callback each, then all succeeded.
-    static let f2Ours: Half? = nil
+    static let f2Ours: Half? = { n in
+        let called = Countdown(n)
+        let seconds = Stopwatch.time {
+            let promises = (0..<n).map { _ in Promise<Int>() }
+            for promise in promises { promise.future.onSuccess(context: .immediate) { _ in called.arrive() } }
+            for promise in promises { promise.succeed(1) }
+        }
+        called.reachedZero.wait()
+        return [seconds]
+    }
     /// F3: a `size`-stage chain on a pending future, completed from another thread. It has no
     /// baseline: the target is that it completes (no stack overflow) and grows linearly.
-    static let f3Ours: Half? = nil
+    static let f3Ours: Half? = { n in
+        let result = Slot<Int>()
+        let seconds = Stopwatch.time {
+            let promise = Promise<Int>()
+            var future = promise.future
+            for _ in 0..<n { future = future.map(context: .immediate) { $0 &+ 1 } }
+            future.onSuccess(context: .immediate) { result.fill($0) }
+            DispatchQueue.global().async { promise.succeed(0) }
+            precondition(result.wait() == n, "F3 computed the wrong value")
+        }
+        return [seconds]
+    }
     /// A1: awaiting `size` procedures, one after another, from `async` code.
-    static let a1Ours: Half? = nil
+    static let a1Ours: Half? = { n in
+        let queue = ProcedureQueue()
+        let seconds = runBlocking {
+            let start = Stopwatch.now()
+            for _ in 0..<n {
+                do { try await queue.run(BlockProcedure {}) } catch { preconditionFailure("A1: \(error)") }
+            }
+            return Stopwatch.seconds(since: start)
+        }
+        return [seconds]
+    }
 
     static var all: [Scenario] {
         [
