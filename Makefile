@@ -26,5 +26,9 @@ bench:
 bench-smoke:
 	cd Benchmarks && $(SWIFT) run -c release procedures-benchmarks --smoke
 
+# DocC site from the symbol graph and the guides in Documentation/ (into .build/docs).
+docs:
+	scripts/build-docs.sh
+
 clean:
 	rm -rf .build .build-tsan Benchmarks/.build

@@ -13,7 +13,7 @@ extension OutputProcedure {
     /// procedure's completion future (the `Future<Void>` `future`), so all the consumers of
     /// either count under the tree rule: a cancel request reaches the procedure, and cancels
     /// it, once every consumer has asked. The future does not start the procedure: add it to
-    /// a queue, or use ``ProcedureQueue/future(_:)``, which does both. A cancel request for a
+    /// a queue, or use `queue.future(_:)`, which does both. A cancel request for a
     /// procedure that is not on any queue completes the future as cancelled at once (nothing
     /// would ever start it). Asked of a finished procedure, it completes at once.
     public var future: Future<Output> {

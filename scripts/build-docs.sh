@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Renders the documentation with DocC (it ships with the Swift toolchain): the symbol graph of
+# the Procedures module plus the guides in Documentation/, which stay plain Markdown in the
+# repository. Links between guides are written as Markdown links there and turned into DocC
+# links here. Output: .build/docs (a static site), or the directory given as $1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-.build/docs}"
+work=.build/docs-work
+rm -rf "$work" "$out"
+mkdir -p "$work/symbol-graphs" "$work/Procedures.docc"
+swift build --target Procedures -Xswiftc -emit-symbol-graph \
+    -Xswiftc -emit-symbol-graph-dir -Xswiftc "$work/symbol-graphs" >/dev/null
+cp Documentation/Procedures.docc/* "$work/Procedures.docc/"
+for guide in Documentation/*.md; do
+    # [Title](Guide.md) -> <doc:Guide>; links to anything else stay as they are.
+    sed -E 's/\[[^]]*\]\(([A-Za-z]+)\.md\)/<doc:\1>/g' "$guide" > "$work/Procedures.docc/$(basename "$guide")"
+done
+docc convert "$work/Procedures.docc" \
+    --additional-symbol-graph-dir "$work/symbol-graphs" \
+    --fallback-display-name Procedures --fallback-bundle-identifier org.procedures.Procedures \
+    --output-path "$out"
+echo "Documentation written to $out (open $out/index.html through a web server, e.g. python3 -m http.server)"
