@@ -19,8 +19,24 @@ public final class ProcedureEventRecorder: ProcedureObserver, @unchecked Sendabl
 
     /// A callback kind.
     public enum Event: String, Sendable, Equatable {
-        case willExecute, execute, didExecute, willCancel, didCancel, willAdd, didAdd
-        case willFinish, didFinish
+        /// A will-execute observer call.
+        case willExecute
+        /// `execute()` itself (recorded by ``TestProcedure`` or your own `record` call).
+        case execute
+        /// A did-execute observer call.
+        case didExecute
+        /// A will-cancel observer call.
+        case willCancel
+        /// A did-cancel observer call.
+        case didCancel
+        /// A will-add (produce) observer call.
+        case willAdd
+        /// A did-add (produce) observer call.
+        case didAdd
+        /// A will-finish observer call.
+        case willFinish
+        /// A did-finish observer call.
+        case didFinish
         /// A callback of your own, recorded with ``ProcedureEventRecorder/record(_:of:during:)``.
         case other
     }
@@ -70,12 +86,20 @@ public final class ProcedureEventRecorder: ProcedureObserver, @unchecked Sendabl
     /// Every overlap seen so far.
     public var overlaps: [String] { lock.withLock { overlapMessages } }
 
+    /// Records the event and checks it overlaps nothing.
     public func willExecute(_ procedure: Procedure) { record(.willExecute, of: procedure) {} }
+    /// Records the event and checks it overlaps nothing.
     public func didExecute(_ procedure: Procedure) { record(.didExecute, of: procedure) {} }
+    /// Records the event and checks it overlaps nothing.
     public func willCancel(_ procedure: Procedure, errors: [any Error]) { record(.willCancel, of: procedure) {} }
+    /// Records the event and checks it overlaps nothing.
     public func didCancel(_ procedure: Procedure, errors: [any Error]) { record(.didCancel, of: procedure) {} }
+    /// Records the event and checks it overlaps nothing.
     public func procedure(_ procedure: Procedure, willAdd operation: Operation) { record(.willAdd, of: procedure) {} }
+    /// Records the event and checks it overlaps nothing.
     public func procedure(_ procedure: Procedure, didAdd operation: Operation) { record(.didAdd, of: procedure) {} }
+    /// Records the event and checks it overlaps nothing.
     public func willFinish(_ procedure: Procedure, errors: [any Error]) { record(.willFinish, of: procedure) {} }
+    /// Records the event and checks it overlaps nothing.
     public func didFinish(_ procedure: Procedure, errors: [any Error]) { record(.didFinish, of: procedure) {} }
 }

@@ -3,8 +3,11 @@ import Procedures
 
 /// An error with an identity, for asserting which error went where.
 public struct TestError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What tells this error from another.
     public let id: String
+    /// An error named `id` (a fresh UUID by default).
     public init(_ id: String = UUID().uuidString) { self.id = id }
+    /// `TestError(id)`.
     public var description: String { "TestError(\(id))" }
 }
 
@@ -36,6 +39,9 @@ open class TestProcedure: Procedure, @unchecked Sendable {
     private let counts = NSLock()
     private var storedCounts = Counts()
 
+    /// A test procedure named `name` that waits `delay` seconds in `execute()` (0: finishes
+    /// at once), then finishes with `error`; it produces `produced` first, and reports its
+    /// callbacks to `recorder`.
     public init(
         name: String = "TestProcedure", delay: TimeInterval = 0, error: (any Error)? = nil,
         produced: Operation? = nil, recorder: ProcedureEventRecorder? = nil
@@ -56,6 +62,7 @@ open class TestProcedure: Procedure, @unchecked Sendable {
     /// How many times `procedureDidCancel(withErrors:)` ran.
     public var didCancelCount: Int { counts.withLock { storedCounts.didCancels } }
 
+    /// Counts the call, produces the operation if any, and finishes (after `delay`).
     open override func execute() {
         record(.execute) {
             counts.withLock { storedCounts.executes += 1 }
@@ -70,6 +77,7 @@ open class TestProcedure: Procedure, @unchecked Sendable {
         }
     }
 
+    /// Counts the call; a procedure that is running finishes at once.
     open override func procedureDidCancel(withErrors errors: [any Error]) {
         record(.other) {
             counts.withLock { storedCounts.didCancels += 1 }

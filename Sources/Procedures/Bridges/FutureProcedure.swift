@@ -25,6 +25,7 @@ public final class FutureProcedure<Value: Sendable>: ResultProcedure<Value>, @un
         name = "FutureProcedure<\(Value.self)>"
     }
 
+    /// Waits for the future and finishes with its outcome.
     public override func execute() {
         source.onComplete(context: .immediate) { [self] result in
             switch result {
@@ -37,6 +38,7 @@ public final class FutureProcedure<Value: Sendable>: ResultProcedure<Value>, @un
         }
     }
 
+    /// Sends a cancel request to the future.
     public override func procedureDidCancel(withErrors errors: [any Error]) {
         request.cancel()
     }

@@ -38,6 +38,7 @@ public final class BlockProcedure: Procedure, @unchecked Sendable {
         super.init()
     }
 
+    /// Runs the block.
     public override func execute() {
         switch body {
         case .synchronous(let block):

@@ -64,6 +64,7 @@ public final class DelayProcedure: Procedure, @unchecked Sendable {
         }
     }
 
+    /// Starts the timer, or finishes at once when there is nothing to wait for.
     public override func execute() {
         let interval = remaining
         guard interval > 0 else {  // also false for NaN
@@ -83,12 +84,14 @@ public final class DelayProcedure: Procedure, @unchecked Sendable {
         return .now() + interval
     }
 
+    /// Stops the timer and finishes.
     public override func procedureDidCancel(withErrors errors: [any Error]) {
         timer?.cancel()
         // Racing the timer is expected: whichever finish comes second is ignored quietly.
         finishAutomatically()
     }
 
+    /// Releases the timer.
     public override func procedureDidFinish(withErrors errors: [any Error]) {
         timer?.cancel()
         timer = nil

@@ -57,6 +57,7 @@ open class ResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unche
         finish()
     }
 
+    /// Runs the closure (subclasses override this and call ``finish(withOutput:)``).
     open override func execute() {
         switch body {
         case .subclass:
@@ -75,10 +76,12 @@ open class ResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unche
         }
     }
 
+    /// Cancels the `async` closure's task, if any. Overrides must call `super`.
     open override func procedureDidCancel(withErrors errors: [any Error]) {
         outputLock.withLock { task }?.cancel()
     }
 
+    /// Clears the output of a procedure that did not succeed. Overrides must call `super`.
     open override func procedureDidFinish(withErrors errors: [any Error]) {
         outputLock.withLock {
             task = nil
@@ -112,6 +115,7 @@ public final class TransformProcedure<Input: Sendable, Output: Sendable>: Result
         super.init()
     }
 
+    /// Transforms the input, or fails if there is none.
     public override func execute() {
         guard let input else {
             finish(withError: ProcedureError.dependencyProducedNoOutput(name: displayName + ".input"))

@@ -4,8 +4,10 @@
 /// is forwarded up the chain to whichever future is still running, subject to the tree rule:
 /// a future shared by several consumers is only asked once every consumer has asked.
 public struct CancelRequestOptions: OptionSet, Sendable, Hashable {
+    /// The option bits.
     public let rawValue: Int
 
+    /// Options from their bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
     /// Ask only the future the token was taken from (its promise's `onRequestCancel`

@@ -50,6 +50,7 @@ open class Procedure: Operation, @unchecked Sendable {
     // instructions each, a dozen times per procedure) add nothing but cost.
     @exclusivity(unchecked) var state = ProcedureState()
 
+    /// A procedure; subclasses set themselves up and call `super.init()`.
     public override init() {
         super.init()
     }
@@ -86,6 +87,7 @@ open class Procedure: Operation, @unchecked Sendable {
     /// True if the procedure carries at least one error.
     public final var failed: Bool { lock.withLock { !state.errors.isEmpty } }
 
+    /// Always true: a procedure may finish after `start()` returns.
     public final override var isAsynchronous: Bool { true }
 
     /// True from the moment its queue starts it until it has finished.
@@ -93,6 +95,7 @@ open class Procedure: Operation, @unchecked Sendable {
         lock.withLock { state.phase >= .started && state.phase < .finished }
     }
 
+    /// True once the procedure has finished (and for good).
     public final override var isFinished: Bool { lock.withLock { state.phase == .finished } }
 
     /// True once the procedure is cancelled. It becomes true after the will-cancel hooks ran.

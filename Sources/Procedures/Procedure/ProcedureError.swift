@@ -21,6 +21,7 @@ public enum ProcedureError: Error, Sendable, CustomStringConvertible {
     /// Use `ProcedureQueue.run(_:)`, which adds it for you.
     case notEnqueued(name: String)
 
+    /// A one-line explanation.
     public var description: String {
         switch self {
         case .parentCancelled(let errors):

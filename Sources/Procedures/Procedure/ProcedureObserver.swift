@@ -32,12 +32,22 @@ public protocol ProcedureObserver: Sendable {
 }
 
 extension ProcedureObserver {
+    // Defaults: every event is optional to observe.
+
+    /// Does nothing; implement it to observe this event.
     public func willExecute(_ procedure: Procedure) {}
+    /// Does nothing; implement it to observe this event.
     public func didExecute(_ procedure: Procedure) {}
+    /// Does nothing; implement it to observe this event.
     public func willCancel(_ procedure: Procedure, errors: [any Error]) {}
+    /// Does nothing; implement it to observe this event.
     public func didCancel(_ procedure: Procedure, errors: [any Error]) {}
+    /// Does nothing; implement it to observe this event.
     public func procedure(_ procedure: Procedure, willAdd operation: Operation) {}
+    /// Does nothing; implement it to observe this event.
     public func procedure(_ procedure: Procedure, didAdd operation: Operation) {}
+    /// Does nothing; implement it to observe this event.
     public func willFinish(_ procedure: Procedure, errors: [any Error]) {}
+    /// Does nothing; implement it to observe this event.
     public func didFinish(_ procedure: Procedure, errors: [any Error]) {}
 }

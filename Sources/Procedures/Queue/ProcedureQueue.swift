@@ -31,6 +31,7 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
     /// Set by a ``GroupProcedure`` on its private queue: everything added becomes its child.
     weak var owningGroup: GroupProcedure?
 
+    /// An empty queue, with Foundation's defaults (as many at once as the system allows).
     public override init() {
         super.init()
     }
@@ -54,6 +55,7 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
         }
     }
 
+    /// Adds a `BlockOperation` running `block`.
     open override func addOperation(_ block: @escaping @Sendable () -> Void) {
         addOperation(BlockOperation(block: block))
     }

@@ -21,11 +21,15 @@ public protocol ProcedureQueueDelegate: AnyObject, Sendable {
 }
 
 extension ProcedureQueueDelegate {
+    /// Does nothing; implement it to be told.
     public func procedureQueue(_ queue: ProcedureQueue, willAdd operation: Operation) {}
+    /// Does nothing; implement it to be told.
     public func procedureQueue(_ queue: ProcedureQueue, didAdd operation: Operation) {}
+    /// Does nothing; implement it to be told.
     public func procedureQueue(
         _ queue: ProcedureQueue, willFinish procedure: Procedure, withErrors errors: [any Error]
     ) {}
+    /// Does nothing; implement it to be told.
     public func procedureQueue(
         _ queue: ProcedureQueue, didFinish procedure: Procedure, withErrors errors: [any Error]
     ) {}

@@ -43,6 +43,7 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
     /// The object the misuse concerns (a procedure, usually), for filtering in tests.
     public let subject: ObjectIdentifier?
 
+    /// The report as one line.
     public var description: String { "Procedures misuse (\(kind.rawValue)): \(message)" }
 
     private static let storage = LockedValue<@Sendable (ProcedureMisuse) -> Void>(Self.printToStandardError)
