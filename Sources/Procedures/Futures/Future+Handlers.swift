@@ -4,7 +4,8 @@ extension Future {
     /// Runs on `context` (default: ``DefaultExecutionContext/current``), never under a lock.
     /// Registered after completion, it still runs once. If `cancelToken` is cancelled before
     /// `body` starts, `body` never runs and is released at once. Handlers only observe: they
-    /// do not count as consumers for cancellation.
+    /// do not count as consumers for cancellation, and do not keep the future alive (a future
+    /// released while pending hands its handlers to a stand-in, and they still run).
     ///
     /// Cost with the immediate context: one closure allocation and two uncontended locks.
     @inlinable public func onComplete(
@@ -16,13 +17,13 @@ extension Future {
         if let cancelToken {
             addGatedHandler(context: context, cancelToken: cancelToken, body)
         } else if context.executesImmediately {
-            whenComplete { [self] in
-                body(completedResult)
+            whenComplete { owner in
+                body(unsafeDowncast(owner, to: Future<Value>.self).completedResult)
                 return CallbackList()
             }
         } else {
-            whenComplete { [self] in
-                let result = completedResult
+            whenComplete { owner in
+                let result = unsafeDowncast(owner, to: Future<Value>.self).completedResult
                 context.execute { body(result) }
                 return CallbackList()
             }
@@ -37,8 +38,8 @@ extension Future {
         let gate = HandlerGate(body)
         let registration = cancelToken.observeCancellation { gate.close() }
         if registration == nil, cancelToken.isCancelled { return }
-        whenComplete { [self] in
-            let result = completedResult
+        whenComplete { owner in
+            let result = unsafeDowncast(owner, to: Future<Value>.self).completedResult
             if let registration { cancelToken.removeHandler(registration) }
             if context.executesImmediately {
                 gate.take()?(result)

@@ -32,17 +32,21 @@ extension Sequence {
         if futures.isEmpty { return Future(value: []) }
         if let cancelToken, cancelToken.isCancelled { return Future(result: .cancelled) }
         let target = Future<[T]>()
+        let anchor = target.installAnchor()  // inputs reach the result without keeping it alive
         let collector = ValueCollector<T>(count: futures.count)
         target.consumeAll(futures.enumerated().map { index, future in
-            (future, {
-                switch future.completedResult {
-                case .success(let value):
-                    guard let all = collector.store(value, at: index) else { return CallbackList() }
-                    return target._complete(.success(all), disposal: .release) ?? CallbackList()
-                case .failure(let error):
-                    return target._complete(.failure(error), disposal: .withdraw) ?? CallbackList()
-                case .cancelled:
-                    return target._complete(.cancelled, disposal: .withdraw) ?? CallbackList()
+            (future, { owner in
+                let result = unsafeDowncast(owner, to: Future<T>.self).completedResult
+                return anchor.withConsumer { target in
+                    switch result {
+                    case .success(let value):
+                        guard let all = collector.store(value, at: index) else { return CallbackList() }
+                        return target._complete(.success(all), disposal: .release) ?? CallbackList()
+                    case .failure(let error):
+                        return target._complete(.failure(error), disposal: .withdraw) ?? CallbackList()
+                    case .cancelled:
+                        return target._complete(.cancelled, disposal: .withdraw) ?? CallbackList()
+                    }
                 }
             })
         })
@@ -69,8 +73,12 @@ extension Sequence {
     public func firstCompleted<T: Sendable>(cancelToken: CancellationToken? = nil) -> Future<T>
     where Element == Future<T> {
         let target = Future<T>()
+        let anchor = target.installAnchor()
         target.consumeAll(map { future in
-            (future, { target._complete(future.completedResult, disposal: .withdraw) ?? CallbackList() })
+            (future, { owner in
+                let result = unsafeDowncast(owner, to: Future<T>.self).completedResult
+                return anchor.withConsumer { $0._complete(result, disposal: .withdraw) ?? CallbackList() }
+            })
         })
         if let cancelToken { target.bind(to: cancelToken) }
         return target

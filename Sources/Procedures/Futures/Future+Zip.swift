@@ -27,20 +27,21 @@ extension Future {
     ) -> Future<(Value, Other)> {
         if let cancelToken, cancelToken.isCancelled { return Future<(Value, Other)>(result: .cancelled) }
         let target = Future<(Value, Other)>()
+        let anchor = target.installAnchor()  // the inputs reach the result without keeping it alive
         let collector = PairCollector<Value, Other>()
-        @Sendable func settle(_ pair: (Value, Other)?, _ failure: FutureResult<Never>?) -> CallbackList {
+        func settle(_ target: Future<(Value, Other)>, _ pair: (Value, Other)?, _ failure: FutureResult<Never>?) -> CallbackList {
             if let pair { return target._complete(.success(pair), disposal: .release) ?? CallbackList() }
             guard let failure else { return CallbackList() }
             return target._complete(failure.retyped(), disposal: .withdraw) ?? CallbackList()
         }
         target.consumeAll([
-            (self, { [self] in
-                let result = completedResult
-                return settle(result.value.flatMap(collector.storeFirst), result.withoutValue)
+            (self, { owner in
+                let result = unsafeDowncast(owner, to: Future<Value>.self).completedResult
+                return anchor.withConsumer { settle($0, result.value.flatMap(collector.storeFirst), result.withoutValue) }
             }),
-            (other, {
-                let result = other.completedResult
-                return settle(result.value.flatMap(collector.storeSecond), result.withoutValue)
+            (other, { owner in
+                let result = unsafeDowncast(owner, to: Future<Other>.self).completedResult
+                return anchor.withConsumer { settle($0, result.value.flatMap(collector.storeSecond), result.withoutValue) }
             }),
         ])
         if let cancelToken { target.bind(to: cancelToken) }

@@ -7,7 +7,7 @@
     @usableFromInline typealias RequestHandler = @Sendable (CancelRequestOptions) -> CancelResponse<Value>
 
     @usableFromInline enum Phase {
-        case pending(CallbackList)
+        case pending(PendingCallbacks)
         case completed(FutureResult<Value>)
     }
 
@@ -40,13 +40,13 @@
     /// The result of ``complete(_:disposal:)``. Holding `released*` until after unlocking
     /// makes the last release of user closures happen outside the lock.
     @usableFromInline struct Completion {
-        @usableFromInline var callbacks: CallbackList
+        @usableFromInline var callbacks: PendingCallbacks
         @usableFromInline var vote: CancelVote?
         @usableFromInline var voteTargets: [any CancelVoteTarget] = []
         @usableFromInline var releasedUpstream: Upstream = .none
         @usableFromInline var releasedHandlers: [RequestHandler] = []
 
-        @inlinable init(callbacks: CallbackList) {
+        @inlinable init(callbacks: PendingCallbacks) {
             self.callbacks = callbacks
         }
     }
@@ -61,6 +61,14 @@
             self.options = options
             self.handlers = handlers
         }
+    }
+
+    /// What a pending future released by every holder still owes, taken by its deinit.
+    struct Abandonment {
+        var callbacks: PendingCallbacks
+        var upstream: [any CancelVoteTarget]
+        /// Whether the vote on `upstream` is still live and must be withdrawn.
+        var withdraw: Bool
     }
 
     @usableFromInline var phase: Phase
@@ -129,6 +137,17 @@
         completion.releasedHandlers = requestHandlers
         requestHandlers = []
         return completion
+    }
+
+    /// The transition of a pending future whose last reference went away (its deinit): it
+    /// owes its upstream a withdrawal and its registered callbacks a ghost. `nil` if completed.
+    mutating func abandon() -> Abandonment? {
+        guard case .pending(let callbacks) = phase else { return nil }
+        phase = .completed(.cancelled)  // never observed: nothing references this future any more
+        let abandonment = Abandonment(callbacks: callbacks, upstream: upstream.targets, withdraw: upstreamVoteLive)
+        upstream = .none
+        upstreamVoteLive = false
+        return abandonment
     }
 
     @inlinable mutating func receive(_ vote: CancelVote) -> Request? {

@@ -87,6 +87,19 @@ final class GuideExamplesTests: XCTestCase {
         XCTAssertEqual(forDetail.result?.value, 5)
     }
 
+    func testFuturesGuide_treeRuleReleasedConsumer() {
+        let source = Promise<String>()
+        source.onRequestCancel { _ in .complete(.cancelled) }
+        let list = source.future.cancellationToken()
+        do {
+            let preview = source.future.map(context: .immediate) { $0.count }
+            preview.onSuccess(context: .immediate) { print("preview:", $0) }
+        }                          // preview released without asking: no longer a consumer
+        list.cancel()              // the only consumer left asked: source completes as cancelled
+        // Checks (not part of the guide):
+        XCTAssertEqual(source.future.result?.isCancelled, true)
+    }
+
     func testFuturesGuide_options() {
         let source = Promise<Int>()
         let branch = source.future.map(context: .immediate) { $0 + 1 }
