@@ -241,17 +241,19 @@ open class Procedure: Operation, @unchecked Sendable {
     /// Runs the procedure. Its queue calls this; you normally never do.
     ///
     /// Called by hand on a procedure that belongs to no queue, it runs it as Foundation
-    /// would, waiting first for its dependencies (without blocking). Called on a procedure a
-    /// ``ProcedureQueue`` owns before the queue started it, or called a second time, it is
-    /// ignored and reported as ``ProcedureMisuse/Kind/startedOutsideQueue``.
+    /// would, waiting first for its procedure dependencies (without blocking). Called on a
+    /// procedure a ``ProcedureQueue`` owns, called a second time, or called before its plain
+    /// `Operation` dependencies finished, it is ignored and reported as
+    /// ``ProcedureMisuse/Kind/startedOutsideQueue``.
     public final override func start() {
         enum Decision { case run, misuse, claimAndWait }
+        // Only the queue that owns a ready procedure may start it; corelibs makes that queue
+        // `current` while it calls start(). (Read before locking: it is Foundation's code.)
+        let caller = OperationQueue.current
         let decision: Decision = lock.withLock {
             switch state.phase {
             case .ready:
-                // Only the queue that owns the procedure may start it; corelibs makes that
-                // queue `current` while it calls start().
-                guard let owner = state.queue, OperationQueue.current === owner else { return .misuse }
+                guard let owner = state.queue, caller === owner else { return .misuse }
                 state.phase = .started
                 return .run
             case .initial:
