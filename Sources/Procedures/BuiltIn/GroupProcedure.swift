@@ -29,7 +29,8 @@ import Foundation
 /// adopted (already finished, or already on a queue) is not added, and the call is reported.
 ///
 /// A subclass that overrides ``execute()`` must call `super.execute()`; children it adds
-/// before or after that call all belong to the group.
+/// before or after that call all belong to the group. A group finishes by itself: calling
+/// `finish()` on one is ignored and reported (cancel it to stop it early).
 open class GroupProcedure: Procedure, @unchecked Sendable {
     // @unchecked: `group` is guarded by `groupLock`; `queue` is immutable; the queue's
     // suspension is only changed under `suspensionLock`.
@@ -180,6 +181,9 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         // super.execute() still count.
         post(.perform { [self] in finishIfDone() })
     }
+
+    /// A group finishes when its last child does; `finish()` from outside is misuse.
+    override var finishesOnlyByItself: Bool { true }
 
     override func startWhileCancelled() {
         startChildren()

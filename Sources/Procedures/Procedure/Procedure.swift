@@ -150,10 +150,19 @@ open class Procedure: Operation, @unchecked Sendable {
     /// Finishes the procedure, adding `errors` to ``errors``.
     ///
     /// Call it exactly once, from any thread. The first call wins; a later call is ignored and
-    /// reported as ``ProcedureMisuse/Kind/finishedTwice``. Called before the procedure has
-    /// started (from a will-execute or did-cancel observer, say), it is remembered: `execute()`
-    /// is then skipped and the procedure finishes as soon as its queue starts it.
+    /// reported as ``ProcedureMisuse/Kind/finishedTwice``. (A ``GroupProcedure`` finishes by
+    /// itself; calling this on one is reported as ``ProcedureMisuse/Kind/finishedByHand``.)
+    /// Called before the procedure has started (from a will-execute or did-cancel observer,
+    /// say), it is remembered: `execute()` is then skipped and the procedure finishes as soon
+    /// as its queue starts it.
     public final func finish(withErrors errors: [any Error]) {
+        guard !finishesOnlyByItself else {
+            ProcedureMisuse.report(
+                .finishedByHand,
+                "finish() was called on \(displayName), which finishes by itself once its work is done; the call was ignored. Cancel it to stop it early.",
+                subject: self)
+            return
+        }
         if !requestFinish(errors: errors) {
             ProcedureMisuse.report(
                 .finishedTwice,
@@ -161,6 +170,10 @@ open class Procedure: Operation, @unchecked Sendable {
                 subject: self)
         }
     }
+
+    /// True for procedures whose finishing the framework owns (groups finish when their last
+    /// child does): a `finish` from outside is misuse there.
+    var finishesOnlyByItself: Bool { false }
 
     /// Finishing that the framework does on the procedure's behalf: losing to an earlier
     /// finish is expected there, not misuse.

@@ -15,6 +15,8 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable, Equatable {
         /// `finish` was called on a procedure that had already begun finishing.
         case finishedTwice
+        /// `finish` was called on a procedure that finishes by itself (a ``GroupProcedure``).
+        case finishedByHand
         /// `start()` was called by something other than the procedure's queue, or twice.
         case startedOutsideQueue
         /// The procedure was added to the queue it already belongs to.
