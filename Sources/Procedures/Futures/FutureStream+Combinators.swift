@@ -65,23 +65,10 @@ extension FutureStream {
         cancelToken: CancellationToken? = nil,
         _ transform: @escaping @Sendable (Value) throws -> Future<T>
     ) -> FutureStream<T> {
-        let tracker = InnerTracker()
-        return derive(context: context, cancelToken: cancelToken, onFinish: { promise in
-            if tracker.finishUpstream() { promise.finish() }
-        }) { result, promise in
-            guard case .success(let value) = result else {
-                promise.complete(Self.mapped(result) { _ in .cancelled })
-                return
-            }
-            do {
-                let inner = try transform(value)
-                tracker.start()
-                inner.onComplete(context: .immediate) { innerResult in
-                    promise.complete(innerResult)
-                    if tracker.end() { promise.finish() }
-                }
-            } catch {
-                promise.fail(error)
+        flatMapInner(context: context, cancelToken: cancelToken, transform) { inner, promise, tracker in
+            inner.onComplete(context: .immediate) { innerResult in
+                promise.complete(innerResult)
+                if tracker.end() { promise.finish() }
             }
         }
     }
@@ -91,6 +78,20 @@ extension FutureStream {
         context: (any ExecutionContext)? = nil,
         cancelToken: CancellationToken? = nil,
         _ transform: @escaping @Sendable (Value) throws -> FutureStream<T>
+    ) -> FutureStream<T> {
+        flatMapInner(context: context, cancelToken: cancelToken, transform) { inner, promise, tracker in
+            inner.onComplete(context: .immediate) { promise.complete($0) }
+            inner.onFinish(context: .immediate) { if tracker.end() { promise.finish() } }
+        }
+    }
+
+    /// The shared part of both `flatMap`s: the result finishes once this stream has finished
+    /// and every inner source has ended (`subscribe` calls `tracker.end()` when one does).
+    private func flatMapInner<Inner: Sendable, T: Sendable>(
+        context: (any ExecutionContext)?,
+        cancelToken: CancellationToken?,
+        _ transform: @escaping @Sendable (Value) throws -> Inner,
+        subscribe: @escaping @Sendable (Inner, StreamPromise<T>, InnerTracker) -> Void
     ) -> FutureStream<T> {
         let tracker = InnerTracker()
         return derive(context: context, cancelToken: cancelToken, onFinish: { promise in
@@ -103,8 +104,7 @@ extension FutureStream {
             do {
                 let inner = try transform(value)
                 tracker.start()
-                inner.onComplete(context: .immediate) { promise.complete($0) }
-                inner.onFinish(context: .immediate) { if tracker.end() { promise.finish() } }
+                subscribe(inner, promise, tracker)
             } catch {
                 promise.fail(error)
             }
