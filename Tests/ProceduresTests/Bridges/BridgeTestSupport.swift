@@ -90,20 +90,3 @@ extension FutureResult {
     /// The error of a failure, cast to `E`.
     func typedError<E: Error>(_: E.Type) -> E? { error as? E }
 }
-
-/// Records misuse reports about the given procedures while `body` runs.
-func misuseReports(about subjects: [AnyObject], during body: () throws -> Void) rethrows -> [ProcedureMisuse] {
-    let ids = Set(subjects.map(ObjectIdentifier.init))
-    let reports = LockedBox<[ProcedureMisuse]>([])
-    let previous = ProcedureMisuse.handler
-    ProcedureMisuse.handler = { report in
-        if let subject = report.subject, ids.contains(subject) {
-            reports.mutate { $0.append(report) }
-        } else {
-            previous(report)
-        }
-    }
-    defer { ProcedureMisuse.handler = previous }
-    try body()
-    return reports.value
-}

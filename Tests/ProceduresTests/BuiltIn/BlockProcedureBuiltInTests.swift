@@ -2,24 +2,11 @@ import Foundation
 import ProceduresTesting
 import XCTest
 
-final class BlockProcedureBuiltInTests: XCTestCase {
-    private var misuse: BuiltInMisuseCapture!
-
-    override func setUp() {
-        super.setUp()
-        misuse = BuiltInMisuseCapture()
-    }
-
-    override func tearDown() {
-        misuse.restore()
-        misuse = nil
-        super.tearDown()
-    }
-
+final class BlockProcedureBuiltInTests: MisuseRecordingTestCase {
     // MARK: - On their own
 
     func testSynchronousBlockRunsOnceAndFinishes() {
-        let runs = BuiltInBox(0)
+        let runs = LockedBox(0)
         let procedure = BlockProcedure { runs.mutate { $0 += 1 } }
         wait(for: procedure)
         assertProcedureFinished(procedure)
@@ -37,7 +24,7 @@ final class BlockProcedureBuiltInTests: XCTestCase {
         let procedure = BlockProcedure(asyncBlock: { procedure in
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.02) { procedure.finish() }
         })
-        let executed = BuiltInBox(false)
+        let executed = LockedBox(false)
         procedure.addDidExecuteBlockObserver { procedure in executed.mutate { $0 = !procedure.isFinished } }
         wait(for: procedure)
         assertProcedureFinished(procedure)
@@ -54,7 +41,7 @@ final class BlockProcedureBuiltInTests: XCTestCase {
     }
 
     func testCancelledBeforeRunningNeverRunsItsBlock() {
-        let runs = BuiltInBox(0)
+        let runs = LockedBox(0)
         let procedure = BlockProcedure { runs.mutate { $0 += 1 } }
         procedure.cancel()
         wait(for: procedure)
@@ -63,7 +50,7 @@ final class BlockProcedureBuiltInTests: XCTestCase {
     }
 
     func testCancelledAsynchronousBlockNeverRuns() {
-        let runs = BuiltInBox(0)
+        let runs = LockedBox(0)
         let procedure = BlockProcedure(asyncBlock: { procedure in
             runs.mutate { $0 += 1 }
             procedure.finish()
@@ -87,7 +74,7 @@ final class BlockProcedureBuiltInTests: XCTestCase {
     // MARK: - Inside groups
 
     func testBlockProceduresInAGroupAllRun() {
-        let runs = BuiltInBox(0)
+        let runs = LockedBox(0)
         let children = (0..<50).map { _ in BlockProcedure { runs.mutate { $0 += 1 } } }
         let group = GroupProcedure(operations: children)
         wait(for: group)
@@ -108,7 +95,7 @@ final class BlockProcedureBuiltInTests: XCTestCase {
     }
 
     func testGroupWaitsForAsynchronousBlockProcedures() {
-        let finishedChildren = BuiltInBox(0)
+        let finishedChildren = LockedBox(0)
         let children = (0..<5).map { i in
             BlockProcedure(asyncBlock: { procedure in
                 DispatchQueue.global().asyncAfter(deadline: .now() + 0.01 * Double(i + 1)) {
@@ -118,7 +105,7 @@ final class BlockProcedureBuiltInTests: XCTestCase {
             })
         }
         let group = GroupProcedure(operations: children)
-        let countAtWillFinish = BuiltInBox<Int?>(nil)
+        let countAtWillFinish = LockedBox<Int?>(nil)
         group.addWillFinishBlockObserver { _, _ in countAtWillFinish.mutate { $0 = finishedChildren.value } }
         wait(for: group)
         assertProcedureFinished(group)
@@ -127,7 +114,7 @@ final class BlockProcedureBuiltInTests: XCTestCase {
 
     func testBlockProcedureAddingSiblingsToItsGroup() {
         let group = GroupProcedure()
-        let runs = BuiltInBox(0)
+        let runs = LockedBox(0)
         let spawner = BlockProcedure {
             for _ in 0..<10 { group.addChild(BlockProcedure { runs.mutate { $0 += 1 } }) }
         }
@@ -141,10 +128,10 @@ final class BlockProcedureBuiltInTests: XCTestCase {
     // MARK: - Plain Operation children
 
     func testGroupWaitsForPlainBlockOperations() {
-        let runs = BuiltInBox(0)
+        let runs = LockedBox(0)
         let operations = (0..<10).map { _ in BlockOperation { runs.mutate { $0 += 1 } } }
         let group = GroupProcedure(operations: operations)
-        let finishedAtWillFinish = BuiltInBox<Bool?>(nil)
+        let finishedAtWillFinish = LockedBox<Bool?>(nil)
         group.addWillFinishBlockObserver { _, _ in
             finishedAtWillFinish.mutate { $0 = operations.allSatisfy(\.isFinished) }
         }
@@ -156,25 +143,25 @@ final class BlockProcedureBuiltInTests: XCTestCase {
 
     func testGroupWaitsForASlowPlainOperation() {
         // The block records completion as its last act; the group must not finish before it.
-        let done = BuiltInBox(false)
+        let done = LockedBox(false)
         let slow = BlockOperation {
             var total = 0
             for i in 0..<200_000 { total &+= i }
             done.mutate { $0 = total != 0 }
         }
         let group = GroupProcedure(operations: [slow])
-        let doneAtWillFinish = BuiltInBox<Bool?>(nil)
+        let doneAtWillFinish = LockedBox<Bool?>(nil)
         group.addWillFinishBlockObserver { _, _ in doneAtWillFinish.mutate { $0 = done.value } }
         wait(for: group)
         XCTAssertEqual(doneAtWillFinish.value, true)
     }
 
     func testPlainOperationAddedDuringExecution() {
-        let ran = BuiltInBox(false)
+        let ran = LockedBox(false)
         let plain = BlockOperation { ran.mutate { $0 = true } }
         let group = GroupProcedure()
         group.addChild(BlockProcedure { group.addChild(plain) })
-        let plainFinishedFirst = BuiltInBox<Bool?>(nil)
+        let plainFinishedFirst = LockedBox<Bool?>(nil)
         group.addWillFinishBlockObserver { _, _ in plainFinishedFirst.mutate { $0 = plain.isFinished } }
         wait(for: group)
         XCTAssertTrue(ran.value)
@@ -182,7 +169,7 @@ final class BlockProcedureBuiltInTests: XCTestCase {
     }
 
     func testMixedChildrenWithDependencies() {
-        let order = BuiltInBox<[String]>([])
+        let order = LockedBox<[String]>([])
         let first = BlockProcedure { order.mutate { $0.append("procedure") } }
         let plain = BlockOperation { order.mutate { $0.append("operation") } }
         plain.addDependency(first)

@@ -5,37 +5,8 @@ import XCTest
 // Helpers shared by the procedure-core and queue tests. Names carry a `Core` prefix so they
 // cannot collide with helpers of other test files in this target.
 
-/// A test case that captures every `ProcedureMisuse` report made while it runs and restores
-/// the previous handler afterwards.
-class CoreTestCase: XCTestCase {
-    private var previousMisuseHandler: (@Sendable (ProcedureMisuse) -> Void)?
-    private let reports = LockedBox<[ProcedureMisuse]>([])
-
-    override func setUp() {
-        super.setUp()
-        previousMisuseHandler = ProcedureMisuse.handler
-        let reports = self.reports
-        reports.mutate { $0.removeAll() }
-        ProcedureMisuse.handler = { report in reports.mutate { $0.append(report) } }
-    }
-
-    override func tearDown() {
-        if let previousMisuseHandler { ProcedureMisuse.handler = previousMisuseHandler }
-        previousMisuseHandler = nil
-        super.tearDown()
-    }
-
-    /// The kinds of the misuse reports made about `subject` so far, in order.
-    func misuseKinds(of subject: AnyObject) -> [ProcedureMisuse.Kind] {
-        misuseReports(of: subject).map(\.kind)
-    }
-
-    /// The misuse reports made about `subject` so far, in order.
-    func misuseReports(of subject: AnyObject) -> [ProcedureMisuse] {
-        let id = ObjectIdentifier(subject)
-        return reports.value.filter { $0.subject == id }
-    }
-
+/// A test case with the core tests' helpers; its misuse reports are in `misuse`.
+class CoreTestCase: MisuseRecordingTestCase {
     /// A procedure that stays executing until `finish()` is called on it: a dependency the
     /// test controls.
     func makeGate(_ name: String = "gate") -> BlockProcedure {

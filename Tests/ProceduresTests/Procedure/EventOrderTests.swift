@@ -219,6 +219,6 @@ final class EventOrderTests: CoreTestCase {
         XCTAssertTrue(procedure.errors.isEmpty, "a late cancel must not add errors")
         XCTAssertEqual(trace.entries, before, "no cancel hook runs for a finished procedure")
         assertProcedureFinished(procedure)
-        XCTAssertEqual(misuseKinds(of: procedure), [], "cancelling a finished procedure is harmless, not reported")
+        XCTAssertEqual(misuse.kinds(about: procedure), [], "cancelling a finished procedure is harmless, not reported")
     }
 }

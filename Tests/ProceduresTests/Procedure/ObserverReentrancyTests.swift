@@ -92,7 +92,7 @@ final class ObserverReentrancyTests: CoreTestCase {
         assertProcedureCancelled(procedure, withErrors: true)
         XCTAssertTrue(coreErrors(procedure.errors, equal: [cancelError, finishError]), "\(procedure.errors)")
         XCTAssertEqual(trace.entries, ["willExecute", "execute", "didExecute"] + cancelHooks + finishTail)
-        XCTAssertEqual(misuseKinds(of: procedure), [])
+        XCTAssertEqual(misuse.kinds(about: procedure), [])
     }
 
     // MARK: - did-cancel
@@ -116,7 +116,7 @@ final class ObserverReentrancyTests: CoreTestCase {
         assertProcedureCancelled(procedure, withErrors: true)
         XCTAssertTrue(coreErrors(procedure.errors, equal: [error]))
         XCTAssertEqual(trace.entries, cancelHooks + finishTail)
-        XCTAssertEqual(misuseKinds(of: procedure), [], "the framework's own finish must not count as a second finish")
+        XCTAssertEqual(misuse.kinds(about: procedure), [], "the framework's own finish must not count as a second finish")
     }
 
     // MARK: - will-finish
@@ -132,7 +132,7 @@ final class ObserverReentrancyTests: CoreTestCase {
         assertProcedureFinishedWithErrors(procedure, count: 1)
         XCTAssertTrue(coreErrors(procedure.errors, equal: [first]), "\(procedure.errors)")
         XCTAssertEqual(trace.entries, ["willExecute", "execute", "didExecute"] + finishTail)
-        XCTAssertEqual(misuseKinds(of: procedure), [.finishedTwice])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.finishedTwice])
     }
 
     func testCancelFromWillFinishIsIgnored() {
@@ -140,7 +140,7 @@ final class ObserverReentrancyTests: CoreTestCase {
         wait(for: procedure)
         assertProcedureFinished(procedure)
         XCTAssertEqual(trace.entries, ["willExecute", "execute", "didExecute"] + finishTail)
-        XCTAssertEqual(misuseKinds(of: procedure), [])
+        XCTAssertEqual(misuse.kinds(about: procedure), [])
     }
 
     // MARK: - did-finish
@@ -155,7 +155,7 @@ final class ObserverReentrancyTests: CoreTestCase {
         wait(for: [reported], timeout: 10)
         assertProcedureFinished(procedure)
         XCTAssertEqual(trace.entries, ["willExecute", "execute", "didExecute"] + finishTail)
-        XCTAssertEqual(misuseKinds(of: procedure), [.finishedTwice])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.finishedTwice])
     }
 
     func testCancelFromDidFinishIsIgnored() {

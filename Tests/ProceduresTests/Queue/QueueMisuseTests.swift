@@ -13,7 +13,7 @@ final class QueueMisuseTests: CoreTestCase {
         let procedure = TestProcedure(name: "twice")
         queue.addOperation(procedure)
         queue.addOperation(procedure)
-        XCTAssertEqual(misuseKinds(of: procedure), [.addedTwice])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.addedTwice])
 
         queue.isSuspended = false
         wait(for: procedure)
@@ -35,7 +35,7 @@ final class QueueMisuseTests: CoreTestCase {
 
         first.addOperation(procedure)
         second.addOperation(procedure)
-        XCTAssertEqual(misuseKinds(of: procedure), [.addedToSecondQueue])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.addedToSecondQueue])
 
         first.isSuspended = false
         wait(for: procedure)
@@ -52,7 +52,7 @@ final class QueueMisuseTests: CoreTestCase {
         queue.delegate = delegate
 
         queue.addOperation(procedure)
-        XCTAssertEqual(misuseKinds(of: procedure), [.addedAfterFinishing])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.addedAfterFinishing])
         XCTAssertEqual(procedure.executeCount, 1)
         XCTAssertEqual(queue.waitingProcedureCount, 0)
         XCTAssertFalse(delegate.events.contains("didAdd finished"), "\(delegate.events)")
@@ -63,7 +63,7 @@ final class QueueMisuseTests: CoreTestCase {
         let procedure = CoreTracedProcedure("started by hand", trace: CoreTrace(), onExecute: { _ in })
         procedure.start()
         ProcedureQueue().addOperation(procedure)
-        XCTAssertEqual(misuseKinds(of: procedure), [.addedToSecondQueue])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.addedToSecondQueue])
         procedure.finish()
         wait(for: procedure)
         XCTAssertEqual(procedure.trace.entries.filter { $0 == "execute" }.count, 1)
@@ -78,7 +78,7 @@ final class QueueMisuseTests: CoreTestCase {
         queue.addOperation(procedure)
         let gate = makeGate()
         procedure.addDependency(gate)
-        XCTAssertEqual(misuseKinds(of: procedure), [.invalidDependency])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.invalidDependency])
         XCTAssertTrue(procedure.dependencies.isEmpty)
 
         queue.isSuspended = false
@@ -94,7 +94,7 @@ final class QueueMisuseTests: CoreTestCase {
         queue.addOperation(procedure)
         let operation = BlockOperation {}
         procedure.addDependency(operation)
-        XCTAssertEqual(misuseKinds(of: procedure), [.invalidDependency])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.invalidDependency])
         XCTAssertTrue(procedure.dependencies.isEmpty)
         queue.isSuspended = false
         wait(for: procedure)
@@ -104,7 +104,7 @@ final class QueueMisuseTests: CoreTestCase {
     func testSelfDependencyIsReportedAndIgnored() {
         let procedure = TestProcedure(name: "narcissus")
         procedure.addDependency(procedure)
-        XCTAssertEqual(misuseKinds(of: procedure), [.invalidDependency])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.invalidDependency])
         XCTAssertTrue(procedure.dependencies.isEmpty)
         wait(for: procedure)
         assertProcedureFinished(procedure)
@@ -117,7 +117,7 @@ final class QueueMisuseTests: CoreTestCase {
         let queue = ProcedureQueue()
         queue.addOperations([gate, procedure], waitUntilFinished: false)
         procedure.removeDependency(gate)
-        XCTAssertEqual(misuseKinds(of: procedure), [.invalidDependency])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.invalidDependency])
         XCTAssertEqual(procedure.dependencies.count, 1)
         XCTAssertFalse(procedure.didExecute)
         gate.finish()
@@ -147,7 +147,7 @@ final class QueueMisuseTests: CoreTestCase {
                 Set(cycleErrors.first ?? []), Set(procedures.compactMap(\.name)),
                 "the error names every procedure of the cycle", file: file, line: line)
         }
-        let reports = procedures.flatMap { misuseReports(of: $0) }
+        let reports = procedures.flatMap { misuse.reports(about: $0) }
         XCTAssertEqual(reports.map(\.kind), [.dependencyCycle], file: file, line: line)
         for name in procedures.compactMap(\.name) {
             XCTAssertTrue(
@@ -213,7 +213,7 @@ final class QueueMisuseTests: CoreTestCase {
         wait(for: a, b)
         assertProcedureCancelled(a, withErrors: true)
         assertProcedureCancelled(b, withErrors: true)
-        XCTAssertEqual((misuseReports(of: a) + misuseReports(of: b)).map(\.kind), [.dependencyCycle])
+        XCTAssertEqual((misuse.reports(about: a) + misuse.reports(about: b)).map(\.kind), [.dependencyCycle])
     }
 
     func testProceduresWaitingOnACycleStillRun() {
@@ -232,7 +232,7 @@ final class QueueMisuseTests: CoreTestCase {
         assertProcedureCancelled(b, withErrors: true)
         assertProcedureFinished(dependent)
         XCTAssertTrue(dependent.didExecute)
-        XCTAssertEqual(misuseKinds(of: dependent), [])
+        XCTAssertEqual(misuse.kinds(about: dependent), [])
     }
 
     func testCycleOnARunningQueueNeverHangsAndIsReported() {
@@ -245,7 +245,7 @@ final class QueueMisuseTests: CoreTestCase {
         queue.addOperations([a, b], waitUntilFinished: false)
         wait(for: a, b)
         XCTAssertTrue(a.isCancelled || b.isCancelled)
-        XCTAssertEqual((misuseReports(of: a) + misuseReports(of: b)).map(\.kind), [.dependencyCycle])
+        XCTAssertEqual((misuse.reports(about: a) + misuse.reports(about: b)).map(\.kind), [.dependencyCycle])
         XCTAssertEqual(queue.waitingProcedureCount, 0)
     }
 
@@ -264,7 +264,7 @@ final class QueueMisuseTests: CoreTestCase {
         wait(for: top, left, right, bottom)
         for procedure in [top, left, right, bottom] {
             assertProcedureFinished(procedure)
-            XCTAssertEqual(misuseKinds(of: procedure), [])
+            XCTAssertEqual(misuse.kinds(about: procedure), [])
         }
     }
 }

@@ -53,20 +53,7 @@ private final class RacingProcedure: Procedure, @unchecked Sendable {
     }
 }
 
-final class CancelFinishRaceStressTests: XCTestCase {
-    private var misuse: BuiltInMisuseCapture!
-
-    override func setUp() {
-        super.setUp()
-        misuse = BuiltInMisuseCapture()
-    }
-
-    override func tearDown() {
-        misuse.restore()
-        misuse = nil
-        super.tearDown()
-    }
-
+final class CancelFinishRaceStressTests: MisuseRecordingTestCase {
     /// The event sequences (ignoring `.execute` and our own `.other`) a procedure may show.
     private static let allowedSequences: [[ProcedureEventRecorder.Event]] = [
         // ran and finished; a later cancel was ignored

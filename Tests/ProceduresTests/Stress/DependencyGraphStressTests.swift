@@ -8,9 +8,9 @@ private final class GraphLog: @unchecked Sendable {
     let executions: StressCounters
     let didFinishes: StressCounters
     let finished: XCTestExpectation
-    let finishedCount = StressBox(0)
+    let finishedCount = LockedBox(0)
     /// The nodes between `execute()` and will-finish right now.
-    let inFlight = StressBox<[Int: GraphProcedure]>([:])
+    let inFlight = LockedBox<[Int: GraphProcedure]>([:])
     private let lock = NSLock()
     private var violations: [String] = []
 
@@ -42,7 +42,7 @@ private final class GraphProcedure: Procedure, @unchecked Sendable {
     let finishing: NodeFinish
     let log: GraphLog
     let recorder: ProcedureEventRecorder
-    private let finishClaimed = StressBox(false)
+    private let finishClaimed = LockedBox(false)
 
     init(index: Int, finishing: NodeFinish, log: GraphLog, recorder: ProcedureEventRecorder) {
         self.index = index
@@ -88,20 +88,7 @@ private final class GraphProcedure: Procedure, @unchecked Sendable {
     }
 }
 
-final class DependencyGraphStressTests: XCTestCase {
-    private var misuse: BuiltInMisuseCapture!
-
-    override func setUp() {
-        super.setUp()
-        misuse = BuiltInMisuseCapture()
-    }
-
-    override func tearDown() {
-        misuse.restore()
-        misuse = nil
-        super.tearDown()
-    }
-
+final class DependencyGraphStressTests: MisuseRecordingTestCase {
     func testRandomDependencyGraphWithRandomCancellations() {
         let rounds = 3
         let count = stressIterations(4000)

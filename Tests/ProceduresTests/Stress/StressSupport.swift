@@ -32,17 +32,6 @@ struct StressRandom: RandomNumberGenerator {
     mutating func nextInt(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &self) }
 }
 
-/// A value behind a lock, for the stress tests (named apart from the suite-wide `LockedBox`).
-final class StressBox<T>: @unchecked Sendable {
-    // @unchecked: `stored` is only touched under `lock`.
-    private let lock = NSLock()
-    private var stored: T
-    init(_ value: T) { stored = value }
-    var value: T { lock.withLock { stored } }
-    @discardableResult
-    func mutate<R>(_ body: (inout T) -> R) -> R { lock.withLock { body(&stored) } }
-}
-
 /// Per-index counters, for "exactly once" checks over thousands of procedures.
 final class StressCounters: @unchecked Sendable {
     // @unchecked: `counts` is only touched under `lock`.
