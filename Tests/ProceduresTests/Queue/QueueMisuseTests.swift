@@ -157,51 +157,46 @@ final class QueueMisuseTests: CoreTestCase {
         XCTAssertEqual(queue.waitingProcedureCount, 0, file: file, line: line)
     }
 
-    func testTwoProcedureCycleIsCancelledAndReported() {
-        let a = TestProcedure(name: "A")
-        let b = TestProcedure(name: "B")
-        a.addDependency(b)
-        b.addDependency(a)
-        let queue = ProcedureQueue()
+    /// Test procedures named `names`, each depending on the next and the last on the first.
+    private func makeCycle(_ names: String...) -> [TestProcedure] {
+        let procedures = names.map { TestProcedure(name: $0) }
+        for (procedure, next) in zip(procedures, procedures.dropFirst() + procedures.prefix(1)) {
+            procedure.addDependency(next)
+        }
+        return procedures
+    }
+
+    /// Adds `operations` to `queue` while it is suspended, then resumes it.
+    private func addWhileSuspended(_ operations: [Operation], to queue: ProcedureQueue) {
         queue.isSuspended = true
-        queue.addOperations([a, b], waitUntilFinished: false)
+        queue.addOperations(operations, waitUntilFinished: false)
         queue.isSuspended = false
-        assertCycleResolved([a, b], queue: queue)
+    }
+
+    func testTwoProcedureCycleIsCancelledAndReported() {
+        let cycle = makeCycle("A", "B")
+        let queue = ProcedureQueue()
+        addWhileSuspended(cycle, to: queue)
+        assertCycleResolved(cycle, queue: queue)
     }
 
     func testThreeProcedureCycleIsCancelledAndReported() {
-        let a = TestProcedure(name: "A")
-        let b = TestProcedure(name: "B")
-        let c = TestProcedure(name: "C")
-        a.addDependency(b)
-        b.addDependency(c)
-        c.addDependency(a)
+        let cycle = makeCycle("A", "B", "C")
         let queue = ProcedureQueue()
-        queue.isSuspended = true
-        queue.addOperations([a, b, c], waitUntilFinished: false)
-        queue.isSuspended = false
-        assertCycleResolved([a, b, c], queue: queue)
+        addWhileSuspended(cycle, to: queue)
+        assertCycleResolved(cycle, queue: queue)
     }
 
     func testThreeProcedureCycleAddedInReverseOrder() {
-        let a = TestProcedure(name: "A")
-        let b = TestProcedure(name: "B")
-        let c = TestProcedure(name: "C")
-        a.addDependency(b)
-        b.addDependency(c)
-        c.addDependency(a)
+        let cycle = makeCycle("A", "B", "C")
         let queue = ProcedureQueue()
-        queue.isSuspended = true
-        queue.addOperations([c, b, a], waitUntilFinished: false)
-        queue.isSuspended = false
-        assertCycleResolved([a, b, c], queue: queue)
+        addWhileSuspended(cycle.reversed(), to: queue)
+        assertCycleResolved(cycle, queue: queue)
     }
 
     func testCycleAcrossTwoQueuesIsCancelledAndReported() {
-        let a = TestProcedure(name: "A")
-        let b = TestProcedure(name: "B")
-        a.addDependency(b)
-        b.addDependency(a)
+        let cycle = makeCycle("A", "B")
+        let (a, b) = (cycle[0], cycle[1])
         let first = ProcedureQueue()
         let second = ProcedureQueue()
         first.isSuspended = true
@@ -217,16 +212,12 @@ final class QueueMisuseTests: CoreTestCase {
     }
 
     func testProceduresWaitingOnACycleStillRun() {
-        let a = TestProcedure(name: "A")
-        let b = TestProcedure(name: "B")
+        let cycle = makeCycle("A", "B")
+        let (a, b) = (cycle[0], cycle[1])
         let dependent = TestProcedure(name: "after the cycle")
-        a.addDependency(b)
-        b.addDependency(a)
         dependent.addDependency(a)
         let queue = ProcedureQueue()
-        queue.isSuspended = true
-        queue.addOperations([dependent, a, b], waitUntilFinished: false)
-        queue.isSuspended = false
+        addWhileSuspended([dependent, a, b], to: queue)
         wait(for: a, b, dependent)
         assertProcedureCancelled(a, withErrors: true)
         assertProcedureCancelled(b, withErrors: true)
@@ -237,12 +228,10 @@ final class QueueMisuseTests: CoreTestCase {
 
     func testCycleOnARunningQueueNeverHangsAndIsReported() {
         // Whatever the race described above does, every member finishes and one report is made.
-        let a = TestProcedure(name: "A")
-        let b = TestProcedure(name: "B")
-        a.addDependency(b)
-        b.addDependency(a)
+        let cycle = makeCycle("A", "B")
+        let (a, b) = (cycle[0], cycle[1])
         let queue = ProcedureQueue()
-        queue.addOperations([a, b], waitUntilFinished: false)
+        queue.addOperations(cycle, waitUntilFinished: false)
         wait(for: a, b)
         XCTAssertTrue(a.isCancelled || b.isCancelled)
         XCTAssertEqual((misuse.reports(about: a) + misuse.reports(about: b)).map(\.kind), [.dependencyCycle])
@@ -258,9 +247,7 @@ final class QueueMisuseTests: CoreTestCase {
         right.addDependency(top)
         bottom.addDependencies([left, right])
         let queue = ProcedureQueue()
-        queue.isSuspended = true
-        queue.addOperations([bottom, right, left, top], waitUntilFinished: false)
-        queue.isSuspended = false
+        addWhileSuspended([bottom, right, left, top], to: queue)
         wait(for: top, left, right, bottom)
         for procedure in [top, left, right, bottom] {
             assertProcedureFinished(procedure)
