@@ -143,10 +143,7 @@ final class DelayProcedureTests: MisuseRecordingTestCase {
 
     func testCancelWithErrorWhileExecutingCarriesTheError() {
         let delay = DelayProcedure(until: Date(timeIntervalSinceNow: 60))
-        let executed = expectation(description: "executed")
-        delay.addDidExecuteBlockObserver { _ in executed.fulfill() }
-        ProcedureQueue().addOperation(delay)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(delay)
         let error = TestError("stop")
         delay.cancel(withError: error)
         wait(for: delay, timeout: 10)
@@ -156,10 +153,7 @@ final class DelayProcedureTests: MisuseRecordingTestCase {
 
     func testCancelInfiniteDelayFinishes() {
         let delay = DelayProcedure(by: .infinity)
-        let executed = expectation(description: "executed")
-        delay.addDidExecuteBlockObserver { _ in executed.fulfill() }
-        ProcedureQueue().addOperation(delay)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(delay)
         delay.cancel()
         wait(for: delay, timeout: 10)
         assertProcedureCancelled(delay)
@@ -167,10 +161,7 @@ final class DelayProcedureTests: MisuseRecordingTestCase {
 
     func testCancelDistantFutureDelayFinishes() {
         let delay = DelayProcedure(until: .distantFuture)
-        let executed = expectation(description: "executed")
-        delay.addDidExecuteBlockObserver { _ in executed.fulfill() }
-        ProcedureQueue().addOperation(delay)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(delay)
         delay.cancel()
         wait(for: delay, timeout: 10)
         assertProcedureCancelled(delay)

@@ -7,10 +7,7 @@ final class GroupFinishByHandTests: MisuseRecordingTestCase {
     func testFinishOnARunningGroupIsIgnoredAndReported() {
         let child = TestProcedure(name: "slow child", delay: 0.2)
         let group = GroupProcedure(operations: [child])
-        let started = expectation(description: "group executing")
-        group.addDidExecuteBlockObserver { _ in started.fulfill() }
-        ProcedureQueue().addOperation(group)
-        wait(for: [started], timeout: 10)
+        runUntilExecuting(group)
         group.finish()
         XCTAssertEqual(misuse.kinds(about: group), [.finishedByHand])
         XCTAssertFalse(group.isFinished, "the call was ignored")
