@@ -43,6 +43,18 @@ final class Counter: @unchecked Sendable {
     }
 }
 
+/// A promise whose `onRequestCancel` records each request in `log` and answers `response`.
+func recordingPromise(
+    _ log: EventLog<CancelRequestOptions>, response: CancelResponse<Int> = .continue
+) -> Promise<Int> {
+    let promise = Promise<Int>()
+    promise.onRequestCancel { options in
+        log.append(options)
+        return response
+    }
+    return promise
+}
+
 /// An object to capture in closures and then check, through a weak reference, that it was
 /// released.
 final class Tracked: Sendable {}
