@@ -7,6 +7,17 @@ import XCTest
 
 /// A test case with the core tests' helpers; its misuse reports are in `misuse`.
 class CoreTestCase: MisuseRecordingTestCase {
+    /// What a `CoreTracedProcedure` logs once it begins finishing: its overrides and observers.
+    let finishTail = [
+        "procedureWillFinish(finished: false)", "willFinish",
+        "procedureDidFinish(finished: true)", "didFinish",
+    ]
+    /// What a `CoreTracedProcedure` logs when it is cancelled: its overrides and observers.
+    let cancelHooks = [
+        "procedureWillCancel(cancelled: false)", "willCancel",
+        "procedureDidCancel(cancelled: true)", "didCancel",
+    ]
+
     /// A procedure that stays executing until `finish()` is called on it: a dependency the
     /// test controls.
     func makeGate(_ name: String = "gate") -> BlockProcedure {

@@ -4,15 +4,6 @@ import XCTest
 
 /// The event order written down in `Procedure`'s doc comment, one test per situation.
 final class EventOrderTests: CoreTestCase {
-    private let finishTail = [
-        "procedureWillFinish(finished: false)", "willFinish",
-        "procedureDidFinish(finished: true)", "didFinish",
-    ]
-    private let cancelHooks = [
-        "procedureWillCancel(cancelled: false)", "willCancel",
-        "procedureDidCancel(cancelled: true)", "didCancel",
-    ]
-
     // MARK: - Normal run
 
     func testNormalRunRecordedWithEventRecorder() {

@@ -5,15 +5,6 @@ import XCTest
 /// Cancelling or finishing from inside every kind of observer: the request is handled right
 /// after the observer returns, and the documented order still holds.
 final class ObserverReentrancyTests: CoreTestCase {
-    private let cancelHooks = [
-        "procedureWillCancel(cancelled: false)", "willCancel",
-        "procedureDidCancel(cancelled: true)", "didCancel",
-    ]
-    private let finishTail = [
-        "procedureWillFinish(finished: false)", "willFinish",
-        "procedureDidFinish(finished: true)", "didFinish",
-    ]
-
     /// A traced procedure whose observer reacts to `event` with `reaction`; `execute()` does
     /// not finish unless `finishesInExecute`.
     private func make(
