@@ -36,26 +36,6 @@ final class Blocker<Output: Sendable>: ResultProcedure<Output>, @unchecked Senda
     }
 }
 
-/// Weak references to check that nothing outlives a test's scope.
-final class WeakRefs: @unchecked Sendable {
-    // @unchecked: `refs` is only touched under `lock`.
-    private struct Ref {
-        weak var object: AnyObject?
-        let label: String
-    }
-    private let lock = NSLock()
-    private var refs: [Ref] = []
-
-    func track(_ object: AnyObject, _ label: String) {
-        lock.withLock { refs.append(Ref(object: object, label: label)) }
-    }
-
-    /// The labels of the objects still alive.
-    var alive: [String] { lock.withLock { refs.filter { $0.object != nil }.map(\.label) } }
-
-    var count: Int { lock.withLock { refs.count } }
-}
-
 extension XCTestCase {
     /// Waits (up to `timeout`) for `future` to complete and returns its result; nil on timeout.
     func waitForResult<T>(
@@ -72,17 +52,6 @@ extension XCTestCase {
             XCTFail("the future did not complete within \(timeout) s", file: file, line: line)
         }
         return box.value
-    }
-
-    /// Polls until every object tracked by `refs` has been released, failing after `timeout`.
-    /// (Foundation's queues may release a finished operation a moment after it finished.)
-    func waitUntilReleased(_ refs: WeakRefs, timeout: TimeInterval = 10, file: StaticString = #filePath, line: UInt = #line) {
-        let released = XCTNSPredicateExpectation(
-            predicate: NSPredicate { _, _ in refs.alive.isEmpty }, object: nil)
-        let outcome = XCTWaiter().wait(for: [released], timeout: timeout)
-        if outcome != .completed {
-            XCTFail("still alive after \(timeout) s: \(refs.alive)", file: file, line: line)
-        }
     }
 }
 

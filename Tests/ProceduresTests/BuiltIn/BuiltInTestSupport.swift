@@ -19,26 +19,20 @@ final class BuiltInWaitForCancel: Procedure, @unchecked Sendable {
 }
 
 /// Counts how many of the procedures it watches execute at once.
-final class BuiltInConcurrencyProbe: @unchecked Sendable {
-    // @unchecked: counters only touched under `lock`.
-    private let lock = NSLock()
-    private var current = 0
-    private var highest = 0
-    private var started = 0
+final class BuiltInConcurrencyProbe: Sendable {
+    private let running = ConcurrencyCounter()
+    private let started = LockedBox(0)
 
-    var maximum: Int { lock.withLock { highest } }
-    var startedCount: Int { lock.withLock { started } }
+    var maximum: Int { running.maximum }
+    var startedCount: Int { started.value }
 
     /// A procedure that holds a "running" slot for `duration` seconds (on a timer).
     func makeChild(duration: TimeInterval = 0.02) -> BlockProcedure {
-        BlockProcedure(asyncBlock: { [self] procedure in
-            lock.withLock {
-                current += 1
-                started += 1
-                highest = max(highest, current)
-            }
-            DispatchQueue.global().asyncAfter(deadline: .now() + duration) { [self] in
-                lock.withLock { current -= 1 }
+        BlockProcedure(asyncBlock: { [running, started] procedure in
+            started.mutate { $0 += 1 }
+            running.enter()
+            DispatchQueue.global().asyncAfter(deadline: .now() + duration) {
+                running.leave()
                 procedure.finish()
             }
         })

@@ -75,9 +75,7 @@ final class CancelFinishRaceStressTests: MisuseRecordingTestCase {
         let executions = StressCounters(count: total)
         let didCancels = StressCounters(count: total)
         let didFinishes = StressCounters(count: total)
-        let allFinished = XCTestExpectation(description: "\(total) procedures finished")
-        allFinished.expectedFulfillmentCount = total
-        allFinished.assertForOverFulfill = true
+        let allFinished = exactCountExpectation("\(total) procedures finished", count: total)
 
         var procedures: [RacingProcedure] = []
         var cancelErrors: [TestError?] = []

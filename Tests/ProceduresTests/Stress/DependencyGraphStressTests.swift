@@ -17,9 +17,7 @@ private final class GraphLog: @unchecked Sendable {
     init(count: Int) {
         executions = StressCounters(count: count)
         didFinishes = StressCounters(count: count)
-        finished = XCTestExpectation(description: "\(count) procedures finished")
-        finished.expectedFulfillmentCount = count
-        finished.assertForOverFulfill = true
+        finished = exactCountExpectation("\(count) procedures finished", count: count)
     }
 
     func violation(_ message: String) { lock.withLock { violations.append(message) } }
@@ -94,21 +92,17 @@ final class DependencyGraphStressTests: MisuseRecordingTestCase {
         let count = stressIterations(4000)
         var random = StressRandom()
         let seed = random.seed
-        var everything: [StressWeak] = []
+        let everything = WeakRefs()
         for round in 0..<rounds {
-            everything += runGraph(count: count, round: round, random: &random, seed: seed)
+            runGraph(count: count, round: round, random: &random, seed: seed, tracking: everything)
         }
-        let weakReferences = everything
         // Released once they finished, their queues and observers let go of them. Foundation
         // may drop its references on its own threads, hence the polling.
-        stressWaitUntil(
-            timeout: 10, "seed \(seed): every procedure and queue deallocated",
-            message: { "\(weakReferences.filter { $0.object != nil }.count) of \(weakReferences.count) still alive" }
-        ) { weakReferences.allSatisfy { $0.object == nil } }
+        waitUntilReleased(everything, timeout: 10)
     }
 
-    /// Builds, runs and checks one graph; returns weak references to its procedures and queues.
-    private func runGraph(count: Int, round: Int, random: inout StressRandom, seed: UInt64) -> [StressWeak] {
+    /// Builds, runs and checks one graph; tracks its procedures and queues in `refs`.
+    private func runGraph(count: Int, round: Int, random: inout StressRandom, seed: UInt64, tracking refs: WeakRefs) {
         let label = "seed \(seed), round \(round)"
         let log = GraphLog(count: count)
         let recorder = ProcedureEventRecorder()
@@ -208,6 +202,7 @@ final class DependencyGraphStressTests: MisuseRecordingTestCase {
         print(
             "DependencyGraphStressTests \(label): \(count) procedures, \(edges) edges, \(queues.count) queue(s) of width \(queues.map(\.maxConcurrentOperationCount)), outcome \(outcome)"
         )
-        return procedures.map(StressWeak.init) + queues.map(StressWeak.init)
+        for procedure in procedures { refs.track(procedure, "\(label): \(procedure.name ?? "?")") }
+        for (index, queue) in queues.enumerated() { refs.track(queue, "\(label): queue \(index)") }
     }
 }

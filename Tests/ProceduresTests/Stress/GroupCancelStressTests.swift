@@ -57,9 +57,7 @@ final class GroupCancelStressTests: MisuseRecordingTestCase {
         let seed = random.seed
         let recorder = ProcedureEventRecorder()
         let queue = ProcedureQueue()
-        let allFinished = XCTestExpectation(description: "\(iterations) groups finished")
-        allFinished.expectedFulfillmentCount = iterations
-        allFinished.assertForOverFulfill = true
+        let allFinished = exactCountExpectation("\(iterations) groups finished", count: iterations)
         var runs: [GroupRun] = []
         var runBoxes: [LockedBox<GroupRun?>] = []  // cleared at the end: children refer to them
         defer { for box in runBoxes { box.mutate { $0 = nil } } }
@@ -99,11 +97,11 @@ final class GroupCancelStressTests: MisuseRecordingTestCase {
             if enqueueFirst { queue.addOperation(group) }
             let cancelAfter = Int.random(in: 0...childrenPerGroup, using: &random)
             let added = LockedBox(0)
-            let cancelReturned = StressFlag()
+            let cancelReturned = LockedBox(false)
             stressConcurrently([
                 {
                     for child in children {
-                        let after = cancelReturned.isRaised
+                        let after = cancelReturned.value
                         group.addChild(child)
                         run.addedAfterCancel.mutate { $0.append(after) }
                         added.mutate { $0 += 1 }
@@ -112,7 +110,7 @@ final class GroupCancelStressTests: MisuseRecordingTestCase {
                 {
                     while added.value < cancelAfter { sched_yield() }
                     if let cancelError { group.cancel(withError: cancelError) } else { group.cancel() }
-                    cancelReturned.raise()
+                    cancelReturned.mutate { $0 = true }
                 },
             ])
             if !enqueueFirst { queue.addOperation(group) }
