@@ -33,14 +33,12 @@ struct StressRandom: RandomNumberGenerator {
 }
 
 /// Per-index counters, for "exactly once" checks over thousands of procedures.
-final class StressCounters: @unchecked Sendable {
-    // @unchecked: `counts` is only touched under `lock`.
-    private let lock = NSLock()
-    private var counts: [Int]
-    init(count: Int) { counts = Array(repeating: 0, count: count) }
-    func increment(_ index: Int) { lock.withLock { counts[index] += 1 } }
-    var values: [Int] { lock.withLock { counts } }
-    func value(_ index: Int) -> Int { lock.withLock { counts[index] } }
+final class StressCounters: Sendable {
+    private let counts: LockedBox<[Int]>
+    init(count: Int) { counts = LockedBox(Array(repeating: 0, count: count)) }
+    func increment(_ index: Int) { counts.mutate { $0[index] += 1 } }
+    var values: [Int] { counts.value }
+    func value(_ index: Int) -> Int { counts.mutate { $0[index] } }
 }
 
 /// An expectation for `count` events of a stress run (each procedure or group finishing):
