@@ -137,9 +137,7 @@ final class EventOrderTests: CoreTestCase {
         let trace = CoreTrace()
         let procedure = CoreTracedProcedure("running", trace: trace, observed: false) { _ in }
         trace.observe(procedure, reactingTo: .didCancel) { $0.finish() }
-        let executed = expectExecuted(procedure)
-        ProcedureQueue().addOperation(procedure)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(procedure)
 
         procedure.cancel()
         wait(for: procedure)
@@ -151,9 +149,7 @@ final class EventOrderTests: CoreTestCase {
         let trace = CoreTrace()
         let procedure = CoreTracedProcedure(
             "running", trace: trace, onExecute: { _ in }, onDidCancel: { $0.finish() })
-        let executed = expectExecuted(procedure)
-        ProcedureQueue().addOperation(procedure)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(procedure)
 
         let error = TestError("cancel")
         procedure.cancel(withError: error)
@@ -188,9 +184,7 @@ final class EventOrderTests: CoreTestCase {
         let procedure = CoreTracedProcedure(
             "running", trace: CoreTrace(), onExecute: { _ in },
             onDidCancel: { $0.finish(withError: finishError) })
-        let executed = expectExecuted(procedure)
-        ProcedureQueue().addOperation(procedure)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(procedure)
         procedure.cancel(withError: cancelError)
         wait(for: procedure)
         assertProcedureCancelled(procedure, withErrors: true)

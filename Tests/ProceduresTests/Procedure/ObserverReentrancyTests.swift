@@ -60,9 +60,7 @@ final class ObserverReentrancyTests: CoreTestCase {
         let (procedure, trace) = make(reactingTo: .willCancel, onDidCancel: { $0.finish() }) {
             $0.cancel(withError: TestError("second"))
         }
-        let executed = expectExecuted(procedure)
-        ProcedureQueue().addOperation(procedure)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(procedure)
         procedure.cancel()
         wait(for: procedure)
         assertProcedureCancelled(procedure, withErrors: false)
@@ -75,9 +73,7 @@ final class ObserverReentrancyTests: CoreTestCase {
         let cancelError = TestError("cancel")
         let finishError = TestError("finish")
         let (procedure, trace) = make(reactingTo: .willCancel) { $0.finish(withError: finishError) }
-        let executed = expectExecuted(procedure)
-        ProcedureQueue().addOperation(procedure)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(procedure)
         procedure.cancel(withError: cancelError)
         wait(for: procedure)
         assertProcedureCancelled(procedure, withErrors: true)
@@ -115,9 +111,7 @@ final class ObserverReentrancyTests: CoreTestCase {
     func testFinishFromWillFinishIsIgnoredAndReported() {
         let first = TestError("first")
         let (procedure, trace) = make(reactingTo: .willFinish) { $0.finish(withError: TestError("second")) }
-        let executed = expectExecuted(procedure)
-        ProcedureQueue().addOperation(procedure)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(procedure)
         procedure.finish(withError: first)
         wait(for: procedure)
         assertProcedureFinishedWithErrors(procedure, count: 1)

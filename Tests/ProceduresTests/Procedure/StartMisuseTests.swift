@@ -80,9 +80,7 @@ final class StartMisuseTests: CoreTestCase {
 
     func testStartByHandOnARunningProcedureIsReported() {
         let procedure = CoreTracedProcedure("running", trace: CoreTrace(), onExecute: { _ in })
-        let executed = expectExecuted(procedure)
-        ProcedureQueue().addOperation(procedure)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(procedure)
         procedure.start()
         XCTAssertEqual(misuse.kinds(about: procedure), [.startedOutsideQueue])
         procedure.finish()
