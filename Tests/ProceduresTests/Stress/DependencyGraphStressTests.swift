@@ -4,15 +4,14 @@ import XCTest
 
 /// What the graph's procedures report, shared by all of them.
 private final class GraphLog: @unchecked Sendable {
-    // @unchecked: everything mutable is behind `lock`; the counters have their own locks.
+    // @unchecked: the expectation is thread-safe; the rest are thread-safe boxes and counters.
     let executions: StressCounters
     let didFinishes: StressCounters
     let finished: XCTestExpectation
     let finishedCount = LockedBox(0)
     /// The nodes between `execute()` and will-finish right now.
     let inFlight = LockedBox<[Int: GraphProcedure]>([:])
-    private let lock = NSLock()
-    private var violations: [String] = []
+    private let violations = LockedBox<[String]>([])
 
     init(count: Int) {
         executions = StressCounters(count: count)
@@ -20,8 +19,8 @@ private final class GraphLog: @unchecked Sendable {
         finished = exactCountExpectation("\(count) procedures finished", count: count)
     }
 
-    func violation(_ message: String) { lock.withLock { violations.append(message) } }
-    var allViolations: [String] { lock.withLock { violations } }
+    func violation(_ message: String) { violations.mutate { $0.append(message) } }
+    var allViolations: [String] { violations.value }
 }
 
 /// How a node finishes once it executes.
