@@ -3,7 +3,7 @@ import ProceduresTesting
 import XCTest
 
 /// Procedures that belong to no queue, finished procedures, and other edge cases of the bridges.
-final class BridgeMisuseTests: XCTestCase {
+final class BridgeMisuseTests: MisuseRecordingTestCase {
     func testFutureOfANeverEnqueuedProcedureDoesNotStartIt() {
         let procedure = Blocker<Int>("lonely")
         let future = procedure.future
@@ -35,11 +35,9 @@ final class BridgeMisuseTests: XCTestCase {
         let procedure = ResultProcedure { 4 }
         wait(for: procedure)
         let queue = ProcedureQueue()
-        let reports = misuseReports(about: [procedure]) {
-            let future = queue.future(procedure)
-            XCTAssertEqual(future.result?.value, 4)
-        }
-        XCTAssertEqual(reports.map(\.kind), [], "a finished procedure is not added again")
+        let future = queue.future(procedure)
+        XCTAssertEqual(future.result?.value, 4)
+        XCTAssertEqual(misuse.kinds(about: procedure), [], "a finished procedure is not added again")
     }
 
     func testAwaitingTheFutureOfANeverEnqueuedProcedureWaitsUntilItIsAdded() async throws {
@@ -59,10 +57,8 @@ final class BridgeMisuseTests: XCTestCase {
         let queue = ProcedureQueue()
         queue.isSuspended = true
         queue.addOperation(target)
-        let reports = misuseReports(about: [target]) {
-            target.injectResult(from: source)
-        }
-        XCTAssertEqual(reports.map(\.kind), [.invalidDependency])
+        target.injectResult(from: source)
+        XCTAssertEqual(misuse.kinds(about: target), [.invalidDependency])
         queue.isSuspended = false
         wait(for: target)
         // The dependency was refused, so the observer runs before `source` finished.

@@ -4,7 +4,7 @@ import XCTest
 
 /// Bugs the test suites found, now fixed. Each test is named `testFixed_<the bug>` and asserts
 /// the behaviour that was broken; "Observed" in a comment describes the bug as it was.
-final class BridgeRegressionTests: XCTestCase {
+final class BridgeRegressionTests: MisuseRecordingTestCase {
     /// A Task awaiting the future of a procedure that belongs to no queue hangs forever once
     /// cancelled: the cancel request reaches the procedure (it becomes cancelled), but a
     /// procedure finishes only when a queue starts it, so the future never completes and the
@@ -50,13 +50,11 @@ final class BridgeRegressionTests: XCTestCase {
         let queue = ProcedureQueue()
         let child = ResultProcedure { 3 }
         let group = GroupProcedure(operations: [child])
-        let reports = misuseReports(about: [child, group]) {
-            let future = queue.future(child)
-            queue.addOperation(group)
-            XCTAssertEqual(waitForResult(of: future)?.value, 3)
-            wait(for: group)
-        }
-        XCTAssertEqual(reports.map(\.kind), [])
+        let future = queue.future(child)
+        queue.addOperation(group)
+        XCTAssertEqual(waitForResult(of: future)?.value, 3)
+        wait(for: group)
+        XCTAssertEqual(misuse.reports(aboutAny: [child, group]).map(\.kind), [])
         assertProcedureFinished(group)
     }
 

@@ -36,26 +36,6 @@ final class Blocker<Output: Sendable>: ResultProcedure<Output>, @unchecked Senda
     }
 }
 
-/// Weak references to check that nothing outlives a test's scope.
-final class WeakRefs: @unchecked Sendable {
-    // @unchecked: `refs` is only touched under `lock`.
-    private struct Ref {
-        weak var object: AnyObject?
-        let label: String
-    }
-    private let lock = NSLock()
-    private var refs: [Ref] = []
-
-    func track(_ object: AnyObject, _ label: String) {
-        lock.withLock { refs.append(Ref(object: object, label: label)) }
-    }
-
-    /// The labels of the objects still alive.
-    var alive: [String] { lock.withLock { refs.filter { $0.object != nil }.map(\.label) } }
-
-    var count: Int { lock.withLock { refs.count } }
-}
-
 extension XCTestCase {
     /// Waits (up to `timeout`) for `future` to complete and returns its result; nil on timeout.
     func waitForResult<T>(
@@ -73,37 +53,9 @@ extension XCTestCase {
         }
         return box.value
     }
-
-    /// Polls until every object tracked by `refs` has been released, failing after `timeout`.
-    /// (Foundation's queues may release a finished operation a moment after it finished.)
-    func waitUntilReleased(_ refs: WeakRefs, timeout: TimeInterval = 10, file: StaticString = #filePath, line: UInt = #line) {
-        let released = XCTNSPredicateExpectation(
-            predicate: NSPredicate { _, _ in refs.alive.isEmpty }, object: nil)
-        let outcome = XCTWaiter().wait(for: [released], timeout: timeout)
-        if outcome != .completed {
-            XCTFail("still alive after \(timeout) s: \(refs.alive)", file: file, line: line)
-        }
-    }
 }
 
 extension FutureResult {
     /// The error of a failure, cast to `E`.
     func typedError<E: Error>(_: E.Type) -> E? { error as? E }
-}
-
-/// Records misuse reports about the given procedures while `body` runs.
-func misuseReports(about subjects: [AnyObject], during body: () throws -> Void) rethrows -> [ProcedureMisuse] {
-    let ids = Set(subjects.map(ObjectIdentifier.init))
-    let reports = LockedBox<[ProcedureMisuse]>([])
-    let previous = ProcedureMisuse.handler
-    ProcedureMisuse.handler = { report in
-        if let subject = report.subject, ids.contains(subject) {
-            reports.mutate { $0.append(report) }
-        } else {
-            previous(report)
-        }
-    }
-    defer { ProcedureMisuse.handler = previous }
-    try body()
-    return reports.value
 }

@@ -4,6 +4,17 @@ import XCTest
 
 /// A future as a procedure: `FutureProcedure`.
 final class FutureProcedureTests: XCTestCase {
+    /// An expectation fulfilled when a cancel request reaches `promise`, which answers it with
+    /// `answer`.
+    private func expectCancelRequest(on promise: Promise<Int>, answering answer: CancelResponse<Int>) -> XCTestExpectation {
+        let asked = expectation(description: "cancel requested")
+        promise.onRequestCancel { _ in
+            asked.fulfill()
+            return answer
+        }
+        return asked
+    }
+
     func testFinishesWithTheFuturesValue() {
         let promise = Promise<Int>()
         let procedure = FutureProcedure(promise.future)
@@ -36,10 +47,7 @@ final class FutureProcedureTests: XCTestCase {
     func testCancelledFutureCancelsTheProcedure() {
         let promise = Promise<Int>()
         let procedure = FutureProcedure(promise.future)
-        let executing = expectation(description: "executing")
-        procedure.addDidExecuteBlockObserver { _ in executing.fulfill() }
-        ProcedureQueue().addOperation(procedure)
-        wait(for: [executing], timeout: 10)
+        runUntilExecuting(procedure)
         promise.cancel()
         wait(for: procedure)
         assertProcedureCancelled(procedure)
@@ -91,17 +99,10 @@ final class FutureProcedureTests: XCTestCase {
 
     func testCancellingTheGroupReachesTheFuture() {
         let promise = Promise<Int>()
-        let asked = expectation(description: "cancel requested")
-        promise.onRequestCancel { _ in
-            asked.fulfill()
-            return .complete(.cancelled)
-        }
+        let asked = expectCancelRequest(on: promise, answering: .complete(.cancelled))
         let child = FutureProcedure(promise.future)
         let group = GroupProcedure(operations: [child])
-        let executing = expectation(description: "child executing")
-        child.addDidExecuteBlockObserver { _ in executing.fulfill() }
-        ProcedureQueue().addOperation(group)
-        wait(for: [executing], timeout: 10)
+        runUntilExecuting(child, inside: group)
         group.cancel()
         wait(for: [asked], timeout: 10)
         wait(for: group)
@@ -119,10 +120,7 @@ final class FutureProcedureTests: XCTestCase {
             return .complete(.cancelled)
         }
         let procedure = FutureProcedure(promise.future)
-        let executing = expectation(description: "executing")
-        procedure.addDidExecuteBlockObserver { _ in executing.fulfill() }
-        ProcedureQueue().addOperation(procedure)
-        wait(for: [executing], timeout: 10)
+        runUntilExecuting(procedure)
         procedure.cancel()
         wait(for: procedure)
         XCTAssertEqual(options.value, [[]], "one plain request")
@@ -132,16 +130,9 @@ final class FutureProcedureTests: XCTestCase {
 
     func testAPromiseAnsweringContinueFinishesTheProcedureWhenItCompletes() {
         let promise = Promise<Int>()
-        let asked = expectation(description: "cancel requested")
-        promise.onRequestCancel { _ in
-            asked.fulfill()
-            return .continue
-        }
+        let asked = expectCancelRequest(on: promise, answering: .continue)
         let procedure = FutureProcedure(promise.future)
-        let executing = expectation(description: "executing")
-        procedure.addDidExecuteBlockObserver { _ in executing.fulfill() }
-        ProcedureQueue().addOperation(procedure)
-        wait(for: [executing], timeout: 10)
+        runUntilExecuting(procedure)
         procedure.cancel()
         wait(for: [asked], timeout: 10)
         XCTAssertTrue(procedure.isCancelled)
@@ -154,10 +145,7 @@ final class FutureProcedureTests: XCTestCase {
     func testAFutureIgnoringCancellationStillDecidesWhenTheProcedureFinishes() {
         let promise = Promise<Int>()  // no onRequestCancel: requests are ignored
         let procedure = FutureProcedure(promise.future)
-        let executing = expectation(description: "executing")
-        procedure.addDidExecuteBlockObserver { _ in executing.fulfill() }
-        ProcedureQueue().addOperation(procedure)
-        wait(for: [executing], timeout: 10)
+        runUntilExecuting(procedure)
         procedure.cancel()
         XCTAssertFalse(procedure.isFinished)
         promise.succeed(1)
@@ -168,11 +156,7 @@ final class FutureProcedureTests: XCTestCase {
 
     func testCancelledBeforeItStartsAsksTheFutureAndNeverWaits() {
         let promise = Promise<Int>()
-        let asked = expectation(description: "cancel requested")
-        promise.onRequestCancel { _ in
-            asked.fulfill()
-            return .continue
-        }
+        let asked = expectCancelRequest(on: promise, answering: .continue)
         let procedure = FutureProcedure(promise.future)
         procedure.cancel()
         wait(for: [asked], timeout: 10)
@@ -190,10 +174,7 @@ final class FutureProcedureTests: XCTestCase {
         }
         let other = promise.future.map(context: .immediate) { $0 }  // another consumer
         let procedure = FutureProcedure(promise.future)
-        let executing = expectation(description: "executing")
-        procedure.addDidExecuteBlockObserver { _ in executing.fulfill() }
-        ProcedureQueue().addOperation(procedure)
-        wait(for: [executing], timeout: 10)
+        runUntilExecuting(procedure)
         procedure.cancel()
         XCTAssertEqual(asked.value, 0, "`other` still wants the value")
         other.cancel()

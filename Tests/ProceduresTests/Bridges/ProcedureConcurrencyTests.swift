@@ -3,7 +3,7 @@ import ProceduresTesting
 import XCTest
 
 /// Awaiting procedures from Swift concurrency: `queue.run(_:)`.
-final class ProcedureConcurrencyTests: XCTestCase {
+final class ProcedureConcurrencyTests: MisuseRecordingTestCase {
     func testRunReturnsTheOutput() async throws {
         let queue = ProcedureQueue()
         let value = try await queue.run(ResultProcedure { 6 * 7 })
@@ -65,12 +65,6 @@ final class ProcedureConcurrencyTests: XCTestCase {
     func testRunOfAProcedureAlreadyOnAQueueDoesNotAddItAgain() async throws {
         let home = ProcedureQueue()
         let blocker = Blocker<Int>("blocker")
-        let reports = LockedBox<[ProcedureMisuse.Kind]>([])
-        let previous = ProcedureMisuse.handler
-        ProcedureMisuse.handler = { report in
-            if report.subject == ObjectIdentifier(blocker) { reports.mutate { $0.append(report.kind) } }
-        }
-        defer { ProcedureMisuse.handler = previous }
         home.addOperation(blocker)
         async let same = home.run(blocker)
         async let other = ProcedureQueue().run(blocker)
@@ -79,7 +73,7 @@ final class ProcedureConcurrencyTests: XCTestCase {
         let values = try await [same, other]
         XCTAssertEqual(values, [5, 5])
         XCTAssertEqual(blocker.executeCount, 1)
-        XCTAssertEqual(reports.value, [])
+        XCTAssertEqual(misuse.kinds(about: blocker), [])
     }
 
     func testRunOfAFinishedProcedureReturnsAtOnce() async throws {

@@ -3,7 +3,7 @@ import ProceduresTesting
 import XCTest
 
 /// A procedure's future: `procedure.future` and `queue.future(procedure)`.
-final class ProcedureFutureTests: XCTestCase {
+final class ProcedureFutureTests: MisuseRecordingTestCase {
     /// Finishes with several errors at once.
     final class TwoErrors: ResultProcedure<Int>, @unchecked Sendable {
         override func execute() { finish(withErrors: [TestError("e1"), TestError("e2")]) }
@@ -88,15 +88,13 @@ final class ProcedureFutureTests: XCTestCase {
     func testQueueFutureAddsTheProcedureOnce() {
         let queue = ProcedureQueue()
         let blocker = Blocker<Int>("blocker")
-        let reports = misuseReports(about: [blocker]) {
-            _ = queue.future(blocker)
-            _ = queue.future(blocker)
-            _ = ProcedureQueue().future(blocker)  // another queue: still not added twice
-            wait(for: [blocker.executed], timeout: 10)
-            blocker.release(1)
-            wait(for: blocker)
-        }
-        XCTAssertEqual(reports.map(\.kind), [])
+        _ = queue.future(blocker)
+        _ = queue.future(blocker)
+        _ = ProcedureQueue().future(blocker)  // another queue: still not added twice
+        wait(for: [blocker.executed], timeout: 10)
+        blocker.release(1)
+        wait(for: blocker)
+        XCTAssertEqual(misuse.kinds(about: blocker), [])
         XCTAssertEqual(blocker.executeCount, 1)
     }
 

@@ -3,7 +3,7 @@ import ProceduresTesting
 import XCTest
 
 /// `b.injectResult(from: a)`.
-final class ResultInjectionTests: XCTestCase {
+final class ResultInjectionTests: MisuseRecordingTestCase {
     func testPassesTheValueAndMakesTheSourceADependency() {
         let source = ResultProcedure { 20 }
         let add = TransformProcedure { (x: Int) in x + 22 }
@@ -82,11 +82,9 @@ final class ResultInjectionTests: XCTestCase {
         let source = ResultProcedure { "early" }
         wait(for: source)
         let target = TransformProcedure { (s: String) in s + "!" }
-        let reports = misuseReports(about: [source, target]) {
-            target.injectResult(from: source)
-            wait(for: target)
-        }
-        XCTAssertEqual(reports.map(\.kind), [])
+        target.injectResult(from: source)
+        wait(for: target)
+        XCTAssertEqual(misuse.reports(aboutAny: [source, target]).map(\.kind), [])
         assertProcedureFinished(target)
         XCTAssertEqual(target.output, "early!")
     }

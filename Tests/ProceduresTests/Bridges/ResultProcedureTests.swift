@@ -3,7 +3,7 @@ import ProceduresTesting
 import XCTest
 
 /// Typed results: `ResultProcedure` in its block, async and subclass forms.
-final class ResultProcedureTests: XCTestCase {
+final class ResultProcedureTests: MisuseRecordingTestCase {
     // MARK: Block form
 
     func testBlockValueBecomesTheOutput() {
@@ -166,8 +166,8 @@ final class ResultProcedureTests: XCTestCase {
             }
         }
         let procedure = FinishesTwice()
-        let reports = misuseReports(about: [procedure]) { wait(for: procedure) }
+        wait(for: procedure)
         XCTAssertEqual(procedure.output, 1)
-        XCTAssertEqual(reports.map(\.kind), [.finishedTwice])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.finishedTwice])
     }
 }

@@ -4,20 +4,7 @@ import XCTest
 
 /// Bugs the test suites found, now fixed. Each test is named `testFixed_<the bug>` and asserts
 /// the behaviour that was broken; "Observed" in a comment describes the bug as it was.
-final class BuiltInRegressionTests: XCTestCase {
-    private var misuse: BuiltInMisuseCapture!
-
-    override func setUp() {
-        super.setUp()
-        misuse = BuiltInMisuseCapture()
-    }
-
-    override func tearDown() {
-        misuse.restore()
-        misuse = nil
-        super.tearDown()
-    }
-
+final class BuiltInRegressionTests: MisuseRecordingTestCase {
     // MARK: - Group cancellation lets dependents of cancelled children run
 
     /// The group cancels its children one at a time. Cancelling a running child makes it
@@ -48,7 +35,7 @@ final class BuiltInRegressionTests: XCTestCase {
         let executing = expectation(description: "blocker executing")
         let blocker = BuiltInWaitForCancel(name: "blocker")
         blocker.addDidExecuteBlockObserver { _ in executing.fulfill() }
-        let runs = BuiltInBox(0)
+        let runs = LockedBox(0)
         let plain = (0..<20).map { _ in BlockOperation { runs.mutate { $0 += 1 } } }
         for operation in plain { operation.addDependency(blocker) }
         let group = GroupProcedure(operations: [blocker] + plain)
@@ -190,7 +177,7 @@ final class BuiltInRegressionTests: XCTestCase {
     /// true after `isFinished`. Expected: either the cancel hooks all run before will-finish,
     /// or the cancel has no effect at all.
     func testFixed_CancelRacingFinishRunsCancelHooksAfterFinish() {
-        let anomalies = BuiltInBox<[String]>([])
+        let anomalies = LockedBox<[String]>([])
         let rounds = max(1, stressIterations(20))
         let batchSize = 250
         let queue = ProcedureQueue()
@@ -234,10 +221,10 @@ private final class BuiltInTurnstile: @unchecked Sendable {
 /// Executes without finishing; records any cancel hook that runs after it has finished.
 private final class ParkedRacer: Procedure, @unchecked Sendable {
     // @unchecked: immutable references to thread-safe boxes.
-    let anomalies: BuiltInBox<[String]>
-    let willCancelObserved = BuiltInBox(false)
+    let anomalies: LockedBox<[String]>
+    let willCancelObserved = LockedBox(false)
 
-    init(name: String, anomalies: BuiltInBox<[String]>) {
+    init(name: String, anomalies: LockedBox<[String]>) {
         self.anomalies = anomalies
         super.init()
         self.name = name

@@ -2,46 +2,6 @@ import Foundation
 import ProceduresTesting
 import XCTest
 
-/// A value behind a lock, for state shared between a test and the procedures it runs.
-/// (Named apart from the suite-wide `LockedBox`.)
-final class BuiltInBox<T>: @unchecked Sendable {
-    // @unchecked: `stored` is only touched under `lock`.
-    private let lock = NSLock()
-    private var stored: T
-    init(_ value: T) { stored = value }
-    var value: T { lock.withLock { stored } }
-    @discardableResult
-    func mutate<R>(_ body: (inout T) -> R) -> R { lock.withLock { body(&stored) } }
-}
-
-/// Installs itself as ``ProcedureMisuse/handler`` and keeps every report; ``restore()`` puts
-/// the previous handler back (call it from `tearDown`).
-final class BuiltInMisuseCapture: @unchecked Sendable {
-    // @unchecked: `reports` is only touched under `lock`; `previous` is immutable.
-    private let lock = NSLock()
-    private var reports: [ProcedureMisuse] = []
-    private let previous: @Sendable (ProcedureMisuse) -> Void
-
-    init() {
-        previous = ProcedureMisuse.handler
-        ProcedureMisuse.handler = { [self] report in lock.withLock { reports.append(report) } }
-    }
-
-    func restore() { ProcedureMisuse.handler = previous }
-
-    /// The kinds of the reports about `subject`, in order.
-    func kinds(about subject: AnyObject) -> [ProcedureMisuse.Kind] {
-        let id = ObjectIdentifier(subject)
-        return lock.withLock { reports.filter { $0.subject == id }.map(\.kind) }
-    }
-
-    /// The reports about any of `subjects`.
-    func reports(aboutAny subjects: [AnyObject]) -> [ProcedureMisuse] {
-        let ids = Set(subjects.map(ObjectIdentifier.init))
-        return lock.withLock { reports.filter { $0.subject.map(ids.contains) ?? false } }
-    }
-}
-
 /// A procedure that finishes only when cancelled (or when told to with `finish()`), and says
 /// when it started executing.
 final class BuiltInWaitForCancel: Procedure, @unchecked Sendable {
@@ -59,26 +19,20 @@ final class BuiltInWaitForCancel: Procedure, @unchecked Sendable {
 }
 
 /// Counts how many of the procedures it watches execute at once.
-final class BuiltInConcurrencyProbe: @unchecked Sendable {
-    // @unchecked: counters only touched under `lock`.
-    private let lock = NSLock()
-    private var current = 0
-    private var highest = 0
-    private var started = 0
+final class BuiltInConcurrencyProbe: Sendable {
+    private let running = ConcurrencyCounter()
+    private let started = LockedBox(0)
 
-    var maximum: Int { lock.withLock { highest } }
-    var startedCount: Int { lock.withLock { started } }
+    var maximum: Int { running.maximum }
+    var startedCount: Int { started.value }
 
     /// A procedure that holds a "running" slot for `duration` seconds (on a timer).
     func makeChild(duration: TimeInterval = 0.02) -> BlockProcedure {
-        BlockProcedure(asyncBlock: { [self] procedure in
-            lock.withLock {
-                current += 1
-                started += 1
-                highest = max(highest, current)
-            }
-            DispatchQueue.global().asyncAfter(deadline: .now() + duration) { [self] in
-                lock.withLock { current -= 1 }
+        BlockProcedure(asyncBlock: { [running, started] procedure in
+            started.mutate { $0 += 1 }
+            running.enter()
+            DispatchQueue.global().asyncAfter(deadline: .now() + duration) {
+                running.leave()
                 procedure.finish()
             }
         })

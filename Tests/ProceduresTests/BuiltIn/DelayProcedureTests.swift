@@ -2,20 +2,7 @@ import Foundation
 import ProceduresTesting
 import XCTest
 
-final class DelayProcedureTests: XCTestCase {
-    private var misuse: BuiltInMisuseCapture!
-
-    override func setUp() {
-        super.setUp()
-        misuse = BuiltInMisuseCapture()
-    }
-
-    override func tearDown() {
-        misuse.restore()
-        misuse = nil
-        super.tearDown()
-    }
-
+final class DelayProcedureTests: MisuseRecordingTestCase {
     // MARK: - Helpers
 
     /// Runs `delay` with a did-execute observer that calls `finish()` itself, and returns the
@@ -38,7 +25,7 @@ final class DelayProcedureTests: XCTestCase {
 
     func testPositiveDelayByFinishes() {
         let delay = DelayProcedure(by: 0.05)
-        let order = BuiltInBox<[String]>([])
+        let order = LockedBox<[String]>([])
         delay.addDidExecuteBlockObserver { _ in order.mutate { $0.append("didExecute") } }
         delay.addWillFinishBlockObserver { _, _ in order.mutate { $0.append("willFinish") } }
         wait(for: delay, timeout: 10)
@@ -56,7 +43,7 @@ final class DelayProcedureTests: XCTestCase {
 
     func testPositiveDelayHoldsBackItsDependent() {
         let delay = DelayProcedure(by: 0.05)
-        let delayFinishedFirst = BuiltInBox<Bool?>(nil)
+        let delayFinishedFirst = LockedBox<Bool?>(nil)
         let dependent = BlockProcedure { delayFinishedFirst.mutate { $0 = delay.isFinished } }
         dependent.addDependency(delay)
         wait(for: delay, dependent, timeout: 10)
@@ -95,7 +82,7 @@ final class DelayProcedureTests: XCTestCase {
     func testNegativeDelayReleasesItsDependentWithoutATimer() {
         // A -60 s delay waited for by absolute value would hold the dependent for a minute.
         let delay = DelayProcedure(by: -60)
-        let order = BuiltInBox<[String]>([])
+        let order = LockedBox<[String]>([])
         // Will-finish: dependents are released after it, and may run before did-finish observers.
         delay.addWillFinishBlockObserver { _, _ in order.mutate { $0.append("delay") } }
         let dependent = BlockProcedure { order.mutate { $0.append("dependent") } }
@@ -111,7 +98,7 @@ final class DelayProcedureTests: XCTestCase {
 
     func testPastDateReleasesItsDependent() {
         let delay = DelayProcedure(until: Date(timeIntervalSinceNow: -3600))
-        let ranAfterDelay = BuiltInBox<Bool?>(nil)
+        let ranAfterDelay = LockedBox<Bool?>(nil)
         let dependent = BlockProcedure { ranAfterDelay.mutate { $0 = delay.isFinished } }
         dependent.addDependency(delay)
         let queue = ProcedureQueue()
@@ -156,10 +143,7 @@ final class DelayProcedureTests: XCTestCase {
 
     func testCancelWithErrorWhileExecutingCarriesTheError() {
         let delay = DelayProcedure(until: Date(timeIntervalSinceNow: 60))
-        let executed = expectation(description: "executed")
-        delay.addDidExecuteBlockObserver { _ in executed.fulfill() }
-        ProcedureQueue().addOperation(delay)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(delay)
         let error = TestError("stop")
         delay.cancel(withError: error)
         wait(for: delay, timeout: 10)
@@ -169,10 +153,7 @@ final class DelayProcedureTests: XCTestCase {
 
     func testCancelInfiniteDelayFinishes() {
         let delay = DelayProcedure(by: .infinity)
-        let executed = expectation(description: "executed")
-        delay.addDidExecuteBlockObserver { _ in executed.fulfill() }
-        ProcedureQueue().addOperation(delay)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(delay)
         delay.cancel()
         wait(for: delay, timeout: 10)
         assertProcedureCancelled(delay)
@@ -180,10 +161,7 @@ final class DelayProcedureTests: XCTestCase {
 
     func testCancelDistantFutureDelayFinishes() {
         let delay = DelayProcedure(until: .distantFuture)
-        let executed = expectation(description: "executed")
-        delay.addDidExecuteBlockObserver { _ in executed.fulfill() }
-        ProcedureQueue().addOperation(delay)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(delay)
         delay.cancel()
         wait(for: delay, timeout: 10)
         assertProcedureCancelled(delay)
@@ -191,7 +169,7 @@ final class DelayProcedureTests: XCTestCase {
 
     func testCancelledBeforeStartNeverExecutes() {
         let delay = DelayProcedure(by: 60)
-        let executions = BuiltInBox(0)
+        let executions = LockedBox(0)
         delay.addWillExecuteBlockObserver { _ in executions.mutate { $0 += 1 } }
         delay.addDidExecuteBlockObserver { _ in executions.mutate { $0 += 1 } }
         delay.cancel()

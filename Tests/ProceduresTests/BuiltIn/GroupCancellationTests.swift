@@ -5,7 +5,7 @@ import XCTest
 /// A group that counts calls to its `execute()` override.
 private final class CountingGroup: GroupProcedure, @unchecked Sendable {
     // @unchecked: the counter has its own lock.
-    let executions = BuiltInBox(0)
+    let executions = LockedBox(0)
 
     override func execute() {
         executions.mutate { $0 += 1 }
@@ -16,7 +16,7 @@ private final class CountingGroup: GroupProcedure, @unchecked Sendable {
 /// A group that counts calls to its error-transform hook.
 private final class TransformCountingGroup: GroupProcedure, @unchecked Sendable {
     // @unchecked: the counter has its own lock.
-    let transforms = BuiltInBox(0)
+    let transforms = LockedBox(0)
 
     override func transformChildErrors(_ errors: [any Error], from child: Procedure) -> [any Error] {
         transforms.mutate { $0 += 1 }
@@ -24,20 +24,7 @@ private final class TransformCountingGroup: GroupProcedure, @unchecked Sendable 
     }
 }
 
-final class GroupCancellationTests: XCTestCase {
-    private var misuse: BuiltInMisuseCapture!
-
-    override func setUp() {
-        super.setUp()
-        misuse = BuiltInMisuseCapture()
-    }
-
-    override func tearDown() {
-        misuse.restore()
-        misuse = nil
-        super.tearDown()
-    }
-
+final class GroupCancellationTests: MisuseRecordingTestCase {
     // MARK: - Helpers
 
     /// Children that finish only when cancelled, and an expectation fulfilled once all of
@@ -54,8 +41,8 @@ final class GroupCancellationTests: XCTestCase {
     }
 
     /// Records, at the group's will-finish, the names of its children that have not finished.
-    private func unfinishedChildrenWhenFinishing(_ group: GroupProcedure) -> BuiltInBox<[String]?> {
-        let box = BuiltInBox<[String]?>(nil)
+    private func unfinishedChildrenWhenFinishing(_ group: GroupProcedure) -> LockedBox<[String]?> {
+        let box = LockedBox<[String]?>(nil)
         group.addWillFinishBlockObserver { group, _ in
             box.mutate { $0 = group.children.filter { !$0.isFinished }.map { $0.name ?? "?" } }
         }
@@ -288,11 +275,11 @@ final class GroupCancellationTests: XCTestCase {
     func testCancelCancelsPlainOperationChildrenThatHaveNotRun() {
         let executing = expectation(description: "blocker executing")
         let blocker = stubbornChild(executing: executing)
-        let ran = BuiltInBox(false)
+        let ran = LockedBox(false)
         let plain = BlockOperation { ran.mutate { $0 = true } }
         plain.addDependency(blocker)
         let group = GroupProcedure(operations: [blocker, plain])
-        let plainFinishedFirst = BuiltInBox<Bool?>(nil)
+        let plainFinishedFirst = LockedBox<Bool?>(nil)
         group.addWillFinishBlockObserver { _, _ in plainFinishedFirst.mutate { $0 = plain.isFinished } }
         _ = start(group, waitingFor: executing)
 
@@ -309,14 +296,14 @@ final class GroupCancellationTests: XCTestCase {
 
     func testCancelledBeforeStartNeverExecutesButFinishesAfterItsChildren() {
         let testChild = TestProcedure(name: "test child")
-        let blockRan = BuiltInBox(false)
+        let blockRan = LockedBox(false)
         let blockChild = BlockProcedure { blockRan.mutate { $0 = true } }
         blockChild.name = "block child"
-        let plainRan = BuiltInBox(false)
+        let plainRan = LockedBox(false)
         let plainChild = BlockOperation { plainRan.mutate { $0 = true } }
         plainChild.name = "plain child"
         let group = CountingGroup(operations: [testChild, blockChild, plainChild])
-        let willExecute = BuiltInBox(0)
+        let willExecute = LockedBox(0)
         group.addWillExecuteBlockObserver { _ in willExecute.mutate { $0 += 1 } }
         let unfinished = unfinishedChildrenWhenFinishing(group)
 
@@ -391,7 +378,7 @@ final class GroupCancellationTests: XCTestCase {
         let outer = GroupProcedure(operations: [inner] + siblings)
         outer.name = "outer"
         let innerUnfinished = unfinishedChildrenWhenFinishing(inner)
-        let grandchildrenFinishedBeforeOuter = BuiltInBox<Bool?>(nil)
+        let grandchildrenFinishedBeforeOuter = LockedBox<Bool?>(nil)
         outer.addWillFinishBlockObserver { outer, _ in
             grandchildrenFinishedBeforeOuter.mutate {
                 $0 = grandchildren.allSatisfy(\.isFinished) && outer.children.allSatisfy(\.isFinished)

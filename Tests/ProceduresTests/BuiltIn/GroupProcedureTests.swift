@@ -18,7 +18,7 @@ private final class AddingInExecuteGroup: GroupProcedure, @unchecked Sendable {
 /// A group that rewrites errors from children named "rewrite" and drops those from "drop".
 private final class TransformingGroup: GroupProcedure, @unchecked Sendable {
     // @unchecked: `seen` is only touched under its own lock.
-    let seen = BuiltInBox<[String]>([])
+    let seen = LockedBox<[String]>([])
 
     override func transformChildErrors(_ errors: [any Error], from child: Procedure) -> [any Error] {
         seen.mutate { $0.append(child.name ?? "?") }
@@ -30,20 +30,7 @@ private final class TransformingGroup: GroupProcedure, @unchecked Sendable {
     }
 }
 
-final class GroupProcedureTests: XCTestCase {
-    private var misuse: BuiltInMisuseCapture!
-
-    override func setUp() {
-        super.setUp()
-        misuse = BuiltInMisuseCapture()
-    }
-
-    override func tearDown() {
-        misuse.restore()
-        misuse = nil
-        super.tearDown()
-    }
-
+final class GroupProcedureTests: MisuseRecordingTestCase {
     // MARK: - Running children
 
     func testRunsAllChildren() {
@@ -67,8 +54,8 @@ final class GroupProcedureTests: XCTestCase {
     func testFinishesOnlyAfterEveryChildFinished() {
         let children = [0.0, 0.02, 0.05, 0.1].map { TestProcedure(name: "\($0)", delay: $0) }
         let group = GroupProcedure(operations: children)
-        let unfinishedAtWillFinish = BuiltInBox<[String]?>(nil)
-        let unfinishedAtDidFinish = BuiltInBox<[String]?>(nil)
+        let unfinishedAtWillFinish = LockedBox<[String]?>(nil)
+        let unfinishedAtDidFinish = LockedBox<[String]?>(nil)
         group.addWillFinishBlockObserver { group, _ in
             unfinishedAtWillFinish.mutate { $0 = group.children.filter { !$0.isFinished }.map { $0.name ?? "?" } }
         }
@@ -116,7 +103,7 @@ final class GroupProcedureTests: XCTestCase {
         let group = GroupProcedure(operations: [first])
         // Will-finish: the group still waits for `first`, so it cannot have begun finishing.
         first.addWillFinishBlockObserver { _, _ in group.addChild(late) }
-        let lateFinishedFirst = BuiltInBox<Bool?>(nil)
+        let lateFinishedFirst = LockedBox<Bool?>(nil)
         group.addWillFinishBlockObserver { _, _ in lateFinishedFirst.mutate { $0 = late.isFinished } }
         wait(for: group)
         assertProcedureFinished(group)
@@ -129,10 +116,10 @@ final class GroupProcedureTests: XCTestCase {
 
     func testGroupFinishesAfterItsChildrensDidFinishObservers() {
         let children = (0..<5).map { TestProcedure(name: "child \($0)", delay: 0.01 * Double($0 % 2)) }
-        let observed = BuiltInBox(0)
+        let observed = LockedBox(0)
         for child in children { child.addDidFinishBlockObserver { _, _ in observed.mutate { $0 += 1 } } }
         let group = GroupProcedure(operations: children)
-        let observedAtWillFinish = BuiltInBox<Int?>(nil)
+        let observedAtWillFinish = LockedBox<Int?>(nil)
         group.addWillFinishBlockObserver { _, _ in observedAtWillFinish.mutate { $0 = observed.value } }
         wait(for: group)
         XCTAssertEqual(observedAtWillFinish.value, 5)
@@ -163,7 +150,7 @@ final class GroupProcedureTests: XCTestCase {
 
     func testChildrenAddedInExecuteOverrideBeforeAndAfterSuper() {
         let group = AddingInExecuteGroup()
-        let bothFinished = BuiltInBox<Bool?>(nil)
+        let bothFinished = LockedBox<Bool?>(nil)
         group.addWillFinishBlockObserver { group, _ in
             bothFinished.mutate { $0 = group.before.isFinished && group.after.isFinished }
         }
@@ -208,7 +195,7 @@ final class GroupProcedureTests: XCTestCase {
     }
 
     func testDependenciesBetweenChildrenAreRespected() {
-        let order = BuiltInBox<[Int]>([])
+        let order = LockedBox<[Int]>([])
         let children = (0..<10).map { i in BlockProcedure { order.mutate { $0.append(i) } } }
         for (previous, next) in zip(children, children.dropFirst()) { next.addDependency(previous) }
         let group = GroupProcedure(operations: children.reversed())
@@ -246,7 +233,7 @@ final class GroupProcedureTests: XCTestCase {
         let produced = TestProcedure(name: "produced", delay: 0.1)
         let producer = TestProcedure(name: "producer", produced: produced)
         let group = GroupProcedure(operations: [producer])
-        let producedFinishedFirst = BuiltInBox<Bool?>(nil)
+        let producedFinishedFirst = LockedBox<Bool?>(nil)
         group.addWillFinishBlockObserver { _, _ in producedFinishedFirst.mutate { $0 = produced.isFinished } }
         wait(for: group)
         assertProcedureFinished(group)
@@ -266,10 +253,10 @@ final class GroupProcedureTests: XCTestCase {
     }
 
     func testProducedPlainOperationBelongsToTheGroup() {
-        let ran = BuiltInBox(false)
+        let ran = LockedBox(false)
         let produced = BlockOperation { ran.mutate { $0 = true } }
         let group = GroupProcedure(operations: [TestProcedure(name: "producer", produced: produced)])
-        let producedFinishedFirst = BuiltInBox<Bool?>(nil)
+        let producedFinishedFirst = LockedBox<Bool?>(nil)
         group.addWillFinishBlockObserver { _, _ in producedFinishedFirst.mutate { $0 = produced.isFinished } }
         wait(for: group)
         assertProcedureFinished(group)
@@ -292,8 +279,8 @@ final class GroupProcedureTests: XCTestCase {
 
     func testChildErrorsReachTheGroupsFinishHooks() {
         let group = GroupProcedure(operations: [TestProcedure(name: "a", error: TestError("a"))])
-        let willFinishErrors = BuiltInBox<[String]>([])
-        let didFinishErrors = BuiltInBox<[String]>([])
+        let willFinishErrors = LockedBox<[String]>([])
+        let didFinishErrors = LockedBox<[String]>([])
         group.addWillFinishBlockObserver { _, errors in willFinishErrors.mutate { $0 = builtInTestErrorIDs(errors) } }
         group.addDidFinishBlockObserver { _, errors in didFinishErrors.mutate { $0 = builtInTestErrorIDs(errors) } }
         wait(for: group)
@@ -379,7 +366,7 @@ final class GroupProcedureTests: XCTestCase {
     func testDependentOfAGroupWaitsForAllItsChildren() {
         let children = (0..<5).map { TestProcedure(name: "child \($0)", delay: 0.02) }
         let group = GroupProcedure(operations: children)
-        let childrenFinishedFirst = BuiltInBox<Bool?>(nil)
+        let childrenFinishedFirst = LockedBox<Bool?>(nil)
         let dependent = BlockProcedure { childrenFinishedFirst.mutate { $0 = children.allSatisfy(\.isFinished) } }
         dependent.addDependency(group)
         wait(for: group, dependent)
@@ -409,7 +396,7 @@ final class GroupProcedureTests: XCTestCase {
     }
 
     func testThousandChildren() {
-        let runs = BuiltInBox(0)
+        let runs = LockedBox(0)
         let children = (0..<1000).map { _ in BlockProcedure { runs.mutate { $0 += 1 } } }
         let group = GroupProcedure(operations: children)
         wait(for: group, timeout: 10)
@@ -419,7 +406,7 @@ final class GroupProcedureTests: XCTestCase {
 
     func testChildDependingOnAProcedureOutsideTheGroup() {
         let outside = TestProcedure(name: "outside", delay: 0.05)
-        let outsideFinishedFirst = BuiltInBox<Bool?>(nil)
+        let outsideFinishedFirst = LockedBox<Bool?>(nil)
         let inside = BlockProcedure { outsideFinishedFirst.mutate { $0 = outside.isFinished } }
         inside.addDependency(outside)
         let group = GroupProcedure(operations: [inside])
@@ -431,7 +418,7 @@ final class GroupProcedureTests: XCTestCase {
     func testGroupWaitsForADelayChild() {
         let delay = DelayProcedure(by: 0.05)
         let group = GroupProcedure(operations: [delay])
-        let delayFinishedFirst = BuiltInBox<Bool?>(nil)
+        let delayFinishedFirst = LockedBox<Bool?>(nil)
         group.addWillFinishBlockObserver { _, _ in delayFinishedFirst.mutate { $0 = delay.isFinished } }
         wait(for: group, timeout: 10)
         assertProcedureFinished(group)
@@ -442,7 +429,7 @@ final class GroupProcedureTests: XCTestCase {
         let leaf = TestProcedure(name: "leaf", delay: 0.02)
         let inner = GroupProcedure(operations: [leaf])
         let outer = GroupProcedure(operations: [inner, TestProcedure(name: "sibling")])
-        let innerFinishedFirst = BuiltInBox<Bool?>(nil)
+        let innerFinishedFirst = LockedBox<Bool?>(nil)
         outer.addWillFinishBlockObserver { _, _ in innerFinishedFirst.mutate { $0 = inner.isFinished && leaf.isFinished } }
         wait(for: outer)
         assertProcedureFinished(outer)

@@ -40,20 +40,13 @@ final class EventRecorderExampleTests: XCTestCase {
 }
 
 final class MisuseReportExampleTests: XCTestCase {
-    private var previousHandler: (@Sendable (ProcedureMisuse) -> Void)?
-
-    override func setUp() { previousHandler = ProcedureMisuse.handler }
-    override func tearDown() { ProcedureMisuse.handler = previousHandler! }
-
     func testFinishingTwiceIsReported() {
+        let misuse = ProcedureMisuseRecorder()
+        defer { misuse.stop() }
         let procedure = BlockProcedure {}
-        let reports = LockedBox<[ProcedureMisuse.Kind]>([])
-        ProcedureMisuse.handler = { report in
-            if report.subject == ObjectIdentifier(procedure) { reports.mutate { $0.append(report.kind) } }
-        }
         wait(for: procedure)
         procedure.finish()
-        XCTAssertEqual(reports.value, [.finishedTwice])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.finishedTwice])
     }
 }
 

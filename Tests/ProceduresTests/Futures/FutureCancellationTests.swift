@@ -4,18 +4,6 @@ import XCTest
 /// Cancel requests taken from futures: the FutureKit statements (research §2.1). Where this
 /// library's tree rule differs from FutureKit's default, the test is named after the rule.
 final class FutureCancellationTests: XCTestCase {
-    /// A promise whose `onRequestCancel` records each request and answers `response`.
-    private func recordingPromise(
-        _ log: EventLog<CancelRequestOptions>, response: CancelResponse<Int> = .continue
-    ) -> Promise<Int> {
-        let promise = Promise<Int>()
-        promise.onRequestCancel { options in
-            log.append(options)
-            return response
-        }
-        return promise
-    }
-
     // MARK: Basic token behaviour (statements 1–6)
 
     func testHandlerReceivesTheRequestOnceWithItsOptions() {

@@ -8,18 +8,6 @@ import XCTest
 /// Releases are made deterministic with optionals set to `nil` (checked through a weak
 /// reference), or with `do { }` scopes whose end is the release.
 final class FutureReleaseTests: XCTestCase {
-    /// A promise whose `onRequestCancel` records each request and answers `response`.
-    private func recordingPromise(
-        _ log: EventLog<CancelRequestOptions>, response: CancelResponse<Int> = .continue
-    ) -> Promise<Int> {
-        let promise = Promise<Int>()
-        promise.onRequestCancel { options in
-            log.append(options)
-            return response
-        }
-        return promise
-    }
-
     func testTreeRule_releasedDerivedFutureStopsVotingAndTheRemainingTokenDecides() {
         let log = EventLog<CancelRequestOptions>()
         let promise = recordingPromise(log)

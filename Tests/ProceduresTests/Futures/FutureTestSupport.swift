@@ -2,45 +2,41 @@ import Foundation
 @testable import Procedures
 
 /// A thread-safe list of events, for asserting what ran and in which order.
-final class EventLog<Event: Sendable>: @unchecked Sendable {
-    // @unchecked: `events` is only touched under `lock`.
-    private let lock = NSLock()
-    private var events: [Event] = []
+final class EventLog<Event: Sendable>: Sendable {
+    private let events = LockedBox<[Event]>([])
 
-    func append(_ event: Event) {
-        lock.lock()
-        events.append(event)
-        lock.unlock()
-    }
+    func append(_ event: Event) { events.mutate { $0.append(event) } }
 
-    var all: [Event] {
-        lock.lock()
-        defer { lock.unlock() }
-        return events
-    }
+    var all: [Event] { events.value }
 
     var count: Int { all.count }
 }
 
 /// A thread-safe counter.
-final class Counter: @unchecked Sendable {
-    // @unchecked: `value` is only touched under `lock`.
-    private let lock = NSLock()
-    private var count = 0
+final class Counter: Sendable {
+    private let count = LockedBox(0)
 
     @discardableResult
     func increment() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        count += 1
-        return count
+        count.mutate {
+            $0 += 1
+            return $0
+        }
     }
 
-    var value: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return count
+    var value: Int { count.value }
+}
+
+/// A promise whose `onRequestCancel` records each request in `log` and answers `response`.
+func recordingPromise(
+    _ log: EventLog<CancelRequestOptions>, response: CancelResponse<Int> = .continue
+) -> Promise<Int> {
+    let promise = Promise<Int>()
+    promise.onRequestCancel { options in
+        log.append(options)
+        return response
     }
+    return promise
 }
 
 /// An object to capture in closures and then check, through a weak reference, that it was

@@ -50,7 +50,7 @@ final class BetterOneMinuteDelayTests: CoreTestCase {
         wait(for: delay)  // 10 s timeout: far less than the 60 s timer
         assertProcedureCancelled(delay)
         XCTAssertTrue(delay.isCancelled)
-        XCTAssertEqual(misuseKinds(of: delay), [])
+        XCTAssertEqual(misuse.kinds(about: delay), [])
     }
 
     func testCancelledBeforeItStartsItFinishesWithoutStartingTheTimer() {
@@ -59,6 +59,6 @@ final class BetterOneMinuteDelayTests: CoreTestCase {
         wait(for: delay)
         assertProcedureCancelled(delay)
         XCTAssertNil(delay.timer, "execute() never ran")
-        XCTAssertEqual(misuseKinds(of: delay), [], "its did-cancel finish and the framework's must not clash")
+        XCTAssertEqual(misuse.kinds(about: delay), [], "its did-cancel finish and the framework's must not clash")
     }
 }

@@ -107,7 +107,7 @@ final class CancellationHookTests: CoreTestCase {
             "procedureWillFinish(finished: false)", "willFinish",
             "procedureDidFinish(finished: true)", "didFinish",
         ])
-        XCTAssertEqual(misuseKinds(of: procedure), [])
+        XCTAssertEqual(misuse.kinds(about: procedure), [])
     }
 
     func testCancelFromAnotherThreadWhileExecuteRunsIsDeliveredAfterExecuteReturns() {

@@ -5,36 +5,18 @@ import XCTest
 // Helpers shared by the procedure-core and queue tests. Names carry a `Core` prefix so they
 // cannot collide with helpers of other test files in this target.
 
-/// A test case that captures every `ProcedureMisuse` report made while it runs and restores
-/// the previous handler afterwards.
-class CoreTestCase: XCTestCase {
-    private var previousMisuseHandler: (@Sendable (ProcedureMisuse) -> Void)?
-    private let reports = LockedBox<[ProcedureMisuse]>([])
-
-    override func setUp() {
-        super.setUp()
-        previousMisuseHandler = ProcedureMisuse.handler
-        let reports = self.reports
-        reports.mutate { $0.removeAll() }
-        ProcedureMisuse.handler = { report in reports.mutate { $0.append(report) } }
-    }
-
-    override func tearDown() {
-        if let previousMisuseHandler { ProcedureMisuse.handler = previousMisuseHandler }
-        previousMisuseHandler = nil
-        super.tearDown()
-    }
-
-    /// The kinds of the misuse reports made about `subject` so far, in order.
-    func misuseKinds(of subject: AnyObject) -> [ProcedureMisuse.Kind] {
-        misuseReports(of: subject).map(\.kind)
-    }
-
-    /// The misuse reports made about `subject` so far, in order.
-    func misuseReports(of subject: AnyObject) -> [ProcedureMisuse] {
-        let id = ObjectIdentifier(subject)
-        return reports.value.filter { $0.subject == id }
-    }
+/// A test case with the core tests' helpers; its misuse reports are in `misuse`.
+class CoreTestCase: MisuseRecordingTestCase {
+    /// What a `CoreTracedProcedure` logs once it begins finishing: its overrides and observers.
+    let finishTail = [
+        "procedureWillFinish(finished: false)", "willFinish",
+        "procedureDidFinish(finished: true)", "didFinish",
+    ]
+    /// What a `CoreTracedProcedure` logs when it is cancelled: its overrides and observers.
+    let cancelHooks = [
+        "procedureWillCancel(cancelled: false)", "willCancel",
+        "procedureDidCancel(cancelled: true)", "didCancel",
+    ]
 
     /// A procedure that stays executing until `finish()` is called on it: a dependency the
     /// test controls.
@@ -150,23 +132,6 @@ final class CoreTracedProcedure: Procedure, @unchecked Sendable {
     override func procedureDidFinish(withErrors errors: [any Error]) {
         trace.log("procedureDidFinish(finished: \(isFinished))", of: self)
     }
-}
-
-/// Counts how many callers are inside a region at once and remembers the maximum.
-final class CoreConcurrencyCounter: @unchecked Sendable {
-    // @unchecked: the counts live in a LockedBox.
-    private let counts = LockedBox<(current: Int, maximum: Int)>((0, 0))
-
-    func enter() {
-        counts.mutate {
-            $0.current += 1
-            $0.maximum = max($0.maximum, $0.current)
-        }
-    }
-
-    func leave() { counts.mutate { $0.current -= 1 } }
-
-    var maximum: Int { counts.value.maximum }
 }
 
 /// True if `errors` is exactly the given test errors, in order.

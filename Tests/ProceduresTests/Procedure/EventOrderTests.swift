@@ -4,15 +4,6 @@ import XCTest
 
 /// The event order written down in `Procedure`'s doc comment, one test per situation.
 final class EventOrderTests: CoreTestCase {
-    private let finishTail = [
-        "procedureWillFinish(finished: false)", "willFinish",
-        "procedureDidFinish(finished: true)", "didFinish",
-    ]
-    private let cancelHooks = [
-        "procedureWillCancel(cancelled: false)", "willCancel",
-        "procedureDidCancel(cancelled: true)", "didCancel",
-    ]
-
     // MARK: - Normal run
 
     func testNormalRunRecordedWithEventRecorder() {
@@ -146,9 +137,7 @@ final class EventOrderTests: CoreTestCase {
         let trace = CoreTrace()
         let procedure = CoreTracedProcedure("running", trace: trace, observed: false) { _ in }
         trace.observe(procedure, reactingTo: .didCancel) { $0.finish() }
-        let executed = expectExecuted(procedure)
-        ProcedureQueue().addOperation(procedure)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(procedure)
 
         procedure.cancel()
         wait(for: procedure)
@@ -160,9 +149,7 @@ final class EventOrderTests: CoreTestCase {
         let trace = CoreTrace()
         let procedure = CoreTracedProcedure(
             "running", trace: trace, onExecute: { _ in }, onDidCancel: { $0.finish() })
-        let executed = expectExecuted(procedure)
-        ProcedureQueue().addOperation(procedure)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(procedure)
 
         let error = TestError("cancel")
         procedure.cancel(withError: error)
@@ -197,9 +184,7 @@ final class EventOrderTests: CoreTestCase {
         let procedure = CoreTracedProcedure(
             "running", trace: CoreTrace(), onExecute: { _ in },
             onDidCancel: { $0.finish(withError: finishError) })
-        let executed = expectExecuted(procedure)
-        ProcedureQueue().addOperation(procedure)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(procedure)
         procedure.cancel(withError: cancelError)
         wait(for: procedure)
         assertProcedureCancelled(procedure, withErrors: true)
@@ -219,6 +204,6 @@ final class EventOrderTests: CoreTestCase {
         XCTAssertTrue(procedure.errors.isEmpty, "a late cancel must not add errors")
         XCTAssertEqual(trace.entries, before, "no cancel hook runs for a finished procedure")
         assertProcedureFinished(procedure)
-        XCTAssertEqual(misuseKinds(of: procedure), [], "cancelling a finished procedure is harmless, not reported")
+        XCTAssertEqual(misuse.kinds(about: procedure), [], "cancelling a finished procedure is harmless, not reported")
     }
 }

@@ -14,7 +14,7 @@ final class FinishTests: CoreTestCase {
         wait(for: procedure)
         assertProcedureFinishedWithErrors(procedure, count: 1)
         XCTAssertTrue(coreErrors(procedure.errors, equal: [first]), "\(procedure.errors)")
-        XCTAssertEqual(misuseKinds(of: procedure), [.finishedTwice])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.finishedTwice])
         XCTAssertEqual(trace.entries.filter { $0 == "didFinish" }.count, 1)
     }
 
@@ -23,8 +23,8 @@ final class FinishTests: CoreTestCase {
         wait(for: procedure)
         procedure.finish(withError: TestError("late"))
         assertProcedureFinished(procedure)
-        XCTAssertEqual(misuseKinds(of: procedure), [.finishedTwice])
-        let report = misuseReports(of: procedure).first
+        XCTAssertEqual(misuse.kinds(about: procedure), [.finishedTwice])
+        let report = misuse.reports(about: procedure).first
         XCTAssertTrue(report?.message.contains("done") ?? false, "the report names the procedure: \(String(describing: report))")
     }
 
@@ -43,7 +43,7 @@ final class FinishTests: CoreTestCase {
         wait(for: procedure)
         assertProcedureFinishedWithErrors(procedure, count: 1)
         XCTAssertEqual(didFinishes.value, 1)
-        XCTAssertEqual(misuseKinds(of: procedure), Array(repeating: .finishedTwice, count: finishCount - 1))
+        XCTAssertEqual(misuse.kinds(about: procedure), Array(repeating: .finishedTwice, count: finishCount - 1))
     }
 
     func testFinishWithErrorsCarriesAllOfThem() {
@@ -86,7 +86,7 @@ final class FinishTests: CoreTestCase {
             }
             XCTAssertTrue(procedure.isFinished, "round \(round)")
             XCTAssertEqual(didFinishes.value, 1, "round \(round)")
-            XCTAssertEqual(misuseKinds(of: procedure), [], "round \(round)")
+            XCTAssertEqual(misuse.kinds(about: procedure), [], "round \(round)")
         }
     }
 }

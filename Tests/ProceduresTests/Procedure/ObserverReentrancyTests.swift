@@ -5,15 +5,6 @@ import XCTest
 /// Cancelling or finishing from inside every kind of observer: the request is handled right
 /// after the observer returns, and the documented order still holds.
 final class ObserverReentrancyTests: CoreTestCase {
-    private let cancelHooks = [
-        "procedureWillCancel(cancelled: false)", "willCancel",
-        "procedureDidCancel(cancelled: true)", "didCancel",
-    ]
-    private let finishTail = [
-        "procedureWillFinish(finished: false)", "willFinish",
-        "procedureDidFinish(finished: true)", "didFinish",
-    ]
-
     /// A traced procedure whose observer reacts to `event` with `reaction`; `execute()` does
     /// not finish unless `finishesInExecute`.
     private func make(
@@ -69,9 +60,7 @@ final class ObserverReentrancyTests: CoreTestCase {
         let (procedure, trace) = make(reactingTo: .willCancel, onDidCancel: { $0.finish() }) {
             $0.cancel(withError: TestError("second"))
         }
-        let executed = expectExecuted(procedure)
-        ProcedureQueue().addOperation(procedure)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(procedure)
         procedure.cancel()
         wait(for: procedure)
         assertProcedureCancelled(procedure, withErrors: false)
@@ -84,15 +73,13 @@ final class ObserverReentrancyTests: CoreTestCase {
         let cancelError = TestError("cancel")
         let finishError = TestError("finish")
         let (procedure, trace) = make(reactingTo: .willCancel) { $0.finish(withError: finishError) }
-        let executed = expectExecuted(procedure)
-        ProcedureQueue().addOperation(procedure)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(procedure)
         procedure.cancel(withError: cancelError)
         wait(for: procedure)
         assertProcedureCancelled(procedure, withErrors: true)
         XCTAssertTrue(coreErrors(procedure.errors, equal: [cancelError, finishError]), "\(procedure.errors)")
         XCTAssertEqual(trace.entries, ["willExecute", "execute", "didExecute"] + cancelHooks + finishTail)
-        XCTAssertEqual(misuseKinds(of: procedure), [])
+        XCTAssertEqual(misuse.kinds(about: procedure), [])
     }
 
     // MARK: - did-cancel
@@ -116,7 +103,7 @@ final class ObserverReentrancyTests: CoreTestCase {
         assertProcedureCancelled(procedure, withErrors: true)
         XCTAssertTrue(coreErrors(procedure.errors, equal: [error]))
         XCTAssertEqual(trace.entries, cancelHooks + finishTail)
-        XCTAssertEqual(misuseKinds(of: procedure), [], "the framework's own finish must not count as a second finish")
+        XCTAssertEqual(misuse.kinds(about: procedure), [], "the framework's own finish must not count as a second finish")
     }
 
     // MARK: - will-finish
@@ -124,15 +111,13 @@ final class ObserverReentrancyTests: CoreTestCase {
     func testFinishFromWillFinishIsIgnoredAndReported() {
         let first = TestError("first")
         let (procedure, trace) = make(reactingTo: .willFinish) { $0.finish(withError: TestError("second")) }
-        let executed = expectExecuted(procedure)
-        ProcedureQueue().addOperation(procedure)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(procedure)
         procedure.finish(withError: first)
         wait(for: procedure)
         assertProcedureFinishedWithErrors(procedure, count: 1)
         XCTAssertTrue(coreErrors(procedure.errors, equal: [first]), "\(procedure.errors)")
         XCTAssertEqual(trace.entries, ["willExecute", "execute", "didExecute"] + finishTail)
-        XCTAssertEqual(misuseKinds(of: procedure), [.finishedTwice])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.finishedTwice])
     }
 
     func testCancelFromWillFinishIsIgnored() {
@@ -140,7 +125,7 @@ final class ObserverReentrancyTests: CoreTestCase {
         wait(for: procedure)
         assertProcedureFinished(procedure)
         XCTAssertEqual(trace.entries, ["willExecute", "execute", "didExecute"] + finishTail)
-        XCTAssertEqual(misuseKinds(of: procedure), [])
+        XCTAssertEqual(misuse.kinds(about: procedure), [])
     }
 
     // MARK: - did-finish
@@ -155,7 +140,7 @@ final class ObserverReentrancyTests: CoreTestCase {
         wait(for: [reported], timeout: 10)
         assertProcedureFinished(procedure)
         XCTAssertEqual(trace.entries, ["willExecute", "execute", "didExecute"] + finishTail)
-        XCTAssertEqual(misuseKinds(of: procedure), [.finishedTwice])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.finishedTwice])
     }
 
     func testCancelFromDidFinishIsIgnored() {

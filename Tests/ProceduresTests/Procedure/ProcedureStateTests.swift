@@ -72,7 +72,7 @@ final class ProcedureStateTests: CoreTestCase {
         XCTAssertTrue(procedure.isReady)
         wait(for: procedure)  // would time out if it still waited for the gate
         assertProcedureFinished(procedure)
-        XCTAssertEqual(misuseKinds(of: procedure), [])
+        XCTAssertEqual(misuse.kinds(about: procedure), [])
     }
 
     func testErrorsAreCancelErrorsThenFinishErrors() {

@@ -105,7 +105,7 @@ final class ProduceTests: CoreTestCase {
                 return XCTFail("unexpected error \(error)")
             }
         }
-        XCTAssertEqual(misuseKinds(of: procedure), [.produceWithoutQueue])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.produceWithoutQueue])
     }
 
     func testProduceWhileWaitingInAQueueThrows() {
@@ -115,7 +115,7 @@ final class ProduceTests: CoreTestCase {
         let queue = ProcedureQueue()
         queue.addOperations([gate, procedure], waitUntilFinished: false)
         XCTAssertThrowsError(try procedure.produce(BlockOperation {}))
-        XCTAssertEqual(misuseKinds(of: procedure), [.produceWithoutQueue])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.produceWithoutQueue])
         gate.finish()
         wait(for: procedure)
     }
@@ -127,7 +127,7 @@ final class ProduceTests: CoreTestCase {
         procedure.addDidAddOperationBlockObserver { _, _ in addObserverCalls.mutate { $0 += 1 } }
         wait(for: procedure)
         XCTAssertThrowsError(try procedure.produce(TestProcedure(name: "never")))
-        XCTAssertEqual(misuseKinds(of: procedure), [.produceWithoutQueue])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.produceWithoutQueue])
         XCTAssertEqual(addObserverCalls.value, 0)
     }
 
@@ -144,7 +144,7 @@ final class ProduceTests: CoreTestCase {
         }
         wait(for: procedure)
         XCTAssertEqual(threw.value, true)
-        XCTAssertEqual(misuseKinds(of: procedure), [.produceWithoutQueue])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.produceWithoutQueue])
     }
 
     func testProduceFromAProcedureStartedByHandThrows() {
@@ -161,6 +161,6 @@ final class ProduceTests: CoreTestCase {
         procedure.start()
         wait(for: procedure)
         XCTAssertEqual(threw.value, true, "a procedure started by hand has no queue to produce into")
-        XCTAssertEqual(misuseKinds(of: procedure), [.produceWithoutQueue])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.produceWithoutQueue])
     }
 }

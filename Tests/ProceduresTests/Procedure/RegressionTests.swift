@@ -80,7 +80,7 @@ final class RegressionTests: CoreTestCase {
         queue.addOperation(procedure)
 
         procedure.start()
-        XCTAssertEqual(misuseKinds(of: procedure), [.startedOutsideQueue])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.startedOutsideQueue])
         XCTAssertFalse(procedure.didExecute, "ran although its queue is suspended")
 
         queue.isSuspended = false
@@ -149,7 +149,7 @@ final class RegressionTests: CoreTestCase {
         // Not wait(for:): it would add them to a ProcedureQueue too (and corelibs would crash).
         queue.addOperations([first, second], waitUntilFinished: false)
         let result = XCTWaiter().wait(for: [done], timeout: 1)
-        XCTAssertEqual(result, .completed, "first finished: \(first.isFinished), second finished: \(second.isFinished), reports: \(misuseKinds(of: second))")
+        XCTAssertEqual(result, .completed, "first finished: \(first.isFinished), second finished: \(second.isFinished), reports: \(misuse.kinds(about: second))")
         if result != .completed { second.cancel() }  // lets the plain queue drain
     }
 
@@ -191,7 +191,7 @@ final class RegressionTests: CoreTestCase {
         XCTAssertTrue(
             threw.value == true || addedToQueue,
             "produce threw: \(String(describing: threw.value)); produced added to the queue: \(addedToQueue); will/did-add observer calls: \(addObserverCalls.value)")
-        if threw.value == true { XCTAssertEqual(misuseKinds(of: producer), [.produceWithoutQueue]) }
+        if threw.value == true { XCTAssertEqual(misuse.kinds(about: producer), [.produceWithoutQueue]) }
     }
 
     /// A cycle closed by a procedure started by hand: A on a queue depends on B, B depends on A
@@ -207,7 +207,7 @@ final class RegressionTests: CoreTestCase {
         ProcedureQueue().addOperation(a)
         b.start()
         // Cycle detection is synchronous when the closing procedure is added to a queue.
-        let kinds = misuseKinds(of: a) + misuseKinds(of: b)
+        let kinds = misuse.kinds(about: a) + misuse.kinds(about: b)
         XCTAssertEqual(kinds, [.dependencyCycle], "A: \(a.stateSummary); B: \(b.stateSummary)")
         XCTAssertTrue(a.isCancelled && b.isCancelled, "A: \(a.stateSummary); B: \(b.stateSummary)")
         // Clean up either way: cancelled procedures stop waiting and finish.

@@ -13,7 +13,7 @@ final class StartMisuseTests: CoreTestCase {
         assertProcedureFinished(procedure)
         XCTAssertEqual(procedure.executeCount, 1)
         XCTAssertEqual(recorder.events(of: procedure), [.willExecute, .execute, .didExecute, .willFinish, .didFinish])
-        XCTAssertEqual(misuseKinds(of: procedure), [])
+        XCTAssertEqual(misuse.kinds(about: procedure), [])
     }
 
     func testStartByHandWaitsForProcedureDependenciesWithoutBlocking() {
@@ -37,14 +37,14 @@ final class StartMisuseTests: CoreTestCase {
         assertProcedureFinished(procedure)
         XCTAssertEqual(procedure.executeCount, 1)
         XCTAssertTrue(gate.isFinished)
-        XCTAssertEqual(misuseKinds(of: procedure), [])
+        XCTAssertEqual(misuse.kinds(about: procedure), [])
     }
 
     func testStartByHandTwiceIsReported() {
         let procedure = CoreTracedProcedure("twice", trace: CoreTrace(), onExecute: { _ in })
         procedure.start()
         procedure.start()
-        XCTAssertEqual(misuseKinds(of: procedure), [.startedOutsideQueue])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.startedOutsideQueue])
         procedure.finish()
         wait(for: procedure)
         assertProcedureFinished(procedure)
@@ -55,7 +55,7 @@ final class StartMisuseTests: CoreTestCase {
         let procedure = TestProcedure(name: "finished")
         wait(for: procedure)
         procedure.start()
-        XCTAssertEqual(misuseKinds(of: procedure), [.startedOutsideQueue])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.startedOutsideQueue])
         XCTAssertEqual(procedure.executeCount, 1)
         assertProcedureFinished(procedure)
     }
@@ -68,7 +68,7 @@ final class StartMisuseTests: CoreTestCase {
         queue.addOperations([gate, procedure], waitUntilFinished: false)
 
         procedure.start()
-        XCTAssertEqual(misuseKinds(of: procedure), [.startedOutsideQueue])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.startedOutsideQueue])
         XCTAssertFalse(procedure.didExecute)
         XCTAssertFalse(procedure.isExecuting)
 
@@ -80,11 +80,9 @@ final class StartMisuseTests: CoreTestCase {
 
     func testStartByHandOnARunningProcedureIsReported() {
         let procedure = CoreTracedProcedure("running", trace: CoreTrace(), onExecute: { _ in })
-        let executed = expectExecuted(procedure)
-        ProcedureQueue().addOperation(procedure)
-        wait(for: [executed], timeout: 10)
+        runUntilExecuting(procedure)
         procedure.start()
-        XCTAssertEqual(misuseKinds(of: procedure), [.startedOutsideQueue])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.startedOutsideQueue])
         procedure.finish()
         wait(for: procedure)
         XCTAssertEqual(procedure.trace.entries.filter { $0 == "execute" }.count, 1)
@@ -97,6 +95,6 @@ final class StartMisuseTests: CoreTestCase {
         wait(for: procedure)
         assertProcedureCancelled(procedure)
         XCTAssertFalse(procedure.didExecute)
-        XCTAssertEqual(misuseKinds(of: procedure), [])
+        XCTAssertEqual(misuse.kinds(about: procedure), [])
     }
 }

@@ -161,7 +161,7 @@ final class ProcedureQueueTests: CoreTestCase {
     // MARK: - Width, suspension, underlying queue
 
     private func runCounting(width: Int, count: Int) -> (maximum: Int, procedures: [TestProcedure]) {
-        let counter = CoreConcurrencyCounter()
+        let counter = ConcurrencyCounter()
         let queue = ProcedureQueue()
         queue.maxConcurrentOperationCount = width
         let procedures = (0..<count).map { index in

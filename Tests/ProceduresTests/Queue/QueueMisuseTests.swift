@@ -13,7 +13,7 @@ final class QueueMisuseTests: CoreTestCase {
         let procedure = TestProcedure(name: "twice")
         queue.addOperation(procedure)
         queue.addOperation(procedure)
-        XCTAssertEqual(misuseKinds(of: procedure), [.addedTwice])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.addedTwice])
 
         queue.isSuspended = false
         wait(for: procedure)
@@ -35,7 +35,7 @@ final class QueueMisuseTests: CoreTestCase {
 
         first.addOperation(procedure)
         second.addOperation(procedure)
-        XCTAssertEqual(misuseKinds(of: procedure), [.addedToSecondQueue])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.addedToSecondQueue])
 
         first.isSuspended = false
         wait(for: procedure)
@@ -52,7 +52,7 @@ final class QueueMisuseTests: CoreTestCase {
         queue.delegate = delegate
 
         queue.addOperation(procedure)
-        XCTAssertEqual(misuseKinds(of: procedure), [.addedAfterFinishing])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.addedAfterFinishing])
         XCTAssertEqual(procedure.executeCount, 1)
         XCTAssertEqual(queue.waitingProcedureCount, 0)
         XCTAssertFalse(delegate.events.contains("didAdd finished"), "\(delegate.events)")
@@ -63,7 +63,7 @@ final class QueueMisuseTests: CoreTestCase {
         let procedure = CoreTracedProcedure("started by hand", trace: CoreTrace(), onExecute: { _ in })
         procedure.start()
         ProcedureQueue().addOperation(procedure)
-        XCTAssertEqual(misuseKinds(of: procedure), [.addedToSecondQueue])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.addedToSecondQueue])
         procedure.finish()
         wait(for: procedure)
         XCTAssertEqual(procedure.trace.entries.filter { $0 == "execute" }.count, 1)
@@ -78,7 +78,7 @@ final class QueueMisuseTests: CoreTestCase {
         queue.addOperation(procedure)
         let gate = makeGate()
         procedure.addDependency(gate)
-        XCTAssertEqual(misuseKinds(of: procedure), [.invalidDependency])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.invalidDependency])
         XCTAssertTrue(procedure.dependencies.isEmpty)
 
         queue.isSuspended = false
@@ -94,7 +94,7 @@ final class QueueMisuseTests: CoreTestCase {
         queue.addOperation(procedure)
         let operation = BlockOperation {}
         procedure.addDependency(operation)
-        XCTAssertEqual(misuseKinds(of: procedure), [.invalidDependency])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.invalidDependency])
         XCTAssertTrue(procedure.dependencies.isEmpty)
         queue.isSuspended = false
         wait(for: procedure)
@@ -104,7 +104,7 @@ final class QueueMisuseTests: CoreTestCase {
     func testSelfDependencyIsReportedAndIgnored() {
         let procedure = TestProcedure(name: "narcissus")
         procedure.addDependency(procedure)
-        XCTAssertEqual(misuseKinds(of: procedure), [.invalidDependency])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.invalidDependency])
         XCTAssertTrue(procedure.dependencies.isEmpty)
         wait(for: procedure)
         assertProcedureFinished(procedure)
@@ -117,7 +117,7 @@ final class QueueMisuseTests: CoreTestCase {
         let queue = ProcedureQueue()
         queue.addOperations([gate, procedure], waitUntilFinished: false)
         procedure.removeDependency(gate)
-        XCTAssertEqual(misuseKinds(of: procedure), [.invalidDependency])
+        XCTAssertEqual(misuse.kinds(about: procedure), [.invalidDependency])
         XCTAssertEqual(procedure.dependencies.count, 1)
         XCTAssertFalse(procedure.didExecute)
         gate.finish()
@@ -147,7 +147,7 @@ final class QueueMisuseTests: CoreTestCase {
                 Set(cycleErrors.first ?? []), Set(procedures.compactMap(\.name)),
                 "the error names every procedure of the cycle", file: file, line: line)
         }
-        let reports = procedures.flatMap { misuseReports(of: $0) }
+        let reports = procedures.flatMap { misuse.reports(about: $0) }
         XCTAssertEqual(reports.map(\.kind), [.dependencyCycle], file: file, line: line)
         for name in procedures.compactMap(\.name) {
             XCTAssertTrue(
@@ -157,51 +157,46 @@ final class QueueMisuseTests: CoreTestCase {
         XCTAssertEqual(queue.waitingProcedureCount, 0, file: file, line: line)
     }
 
-    func testTwoProcedureCycleIsCancelledAndReported() {
-        let a = TestProcedure(name: "A")
-        let b = TestProcedure(name: "B")
-        a.addDependency(b)
-        b.addDependency(a)
-        let queue = ProcedureQueue()
+    /// Test procedures named `names`, each depending on the next and the last on the first.
+    private func makeCycle(_ names: String...) -> [TestProcedure] {
+        let procedures = names.map { TestProcedure(name: $0) }
+        for (procedure, next) in zip(procedures, procedures.dropFirst() + procedures.prefix(1)) {
+            procedure.addDependency(next)
+        }
+        return procedures
+    }
+
+    /// Adds `operations` to `queue` while it is suspended, then resumes it.
+    private func addWhileSuspended(_ operations: [Operation], to queue: ProcedureQueue) {
         queue.isSuspended = true
-        queue.addOperations([a, b], waitUntilFinished: false)
+        queue.addOperations(operations, waitUntilFinished: false)
         queue.isSuspended = false
-        assertCycleResolved([a, b], queue: queue)
+    }
+
+    func testTwoProcedureCycleIsCancelledAndReported() {
+        let cycle = makeCycle("A", "B")
+        let queue = ProcedureQueue()
+        addWhileSuspended(cycle, to: queue)
+        assertCycleResolved(cycle, queue: queue)
     }
 
     func testThreeProcedureCycleIsCancelledAndReported() {
-        let a = TestProcedure(name: "A")
-        let b = TestProcedure(name: "B")
-        let c = TestProcedure(name: "C")
-        a.addDependency(b)
-        b.addDependency(c)
-        c.addDependency(a)
+        let cycle = makeCycle("A", "B", "C")
         let queue = ProcedureQueue()
-        queue.isSuspended = true
-        queue.addOperations([a, b, c], waitUntilFinished: false)
-        queue.isSuspended = false
-        assertCycleResolved([a, b, c], queue: queue)
+        addWhileSuspended(cycle, to: queue)
+        assertCycleResolved(cycle, queue: queue)
     }
 
     func testThreeProcedureCycleAddedInReverseOrder() {
-        let a = TestProcedure(name: "A")
-        let b = TestProcedure(name: "B")
-        let c = TestProcedure(name: "C")
-        a.addDependency(b)
-        b.addDependency(c)
-        c.addDependency(a)
+        let cycle = makeCycle("A", "B", "C")
         let queue = ProcedureQueue()
-        queue.isSuspended = true
-        queue.addOperations([c, b, a], waitUntilFinished: false)
-        queue.isSuspended = false
-        assertCycleResolved([a, b, c], queue: queue)
+        addWhileSuspended(cycle.reversed(), to: queue)
+        assertCycleResolved(cycle, queue: queue)
     }
 
     func testCycleAcrossTwoQueuesIsCancelledAndReported() {
-        let a = TestProcedure(name: "A")
-        let b = TestProcedure(name: "B")
-        a.addDependency(b)
-        b.addDependency(a)
+        let cycle = makeCycle("A", "B")
+        let (a, b) = (cycle[0], cycle[1])
         let first = ProcedureQueue()
         let second = ProcedureQueue()
         first.isSuspended = true
@@ -213,39 +208,33 @@ final class QueueMisuseTests: CoreTestCase {
         wait(for: a, b)
         assertProcedureCancelled(a, withErrors: true)
         assertProcedureCancelled(b, withErrors: true)
-        XCTAssertEqual((misuseReports(of: a) + misuseReports(of: b)).map(\.kind), [.dependencyCycle])
+        XCTAssertEqual((misuse.reports(about: a) + misuse.reports(about: b)).map(\.kind), [.dependencyCycle])
     }
 
     func testProceduresWaitingOnACycleStillRun() {
-        let a = TestProcedure(name: "A")
-        let b = TestProcedure(name: "B")
+        let cycle = makeCycle("A", "B")
+        let (a, b) = (cycle[0], cycle[1])
         let dependent = TestProcedure(name: "after the cycle")
-        a.addDependency(b)
-        b.addDependency(a)
         dependent.addDependency(a)
         let queue = ProcedureQueue()
-        queue.isSuspended = true
-        queue.addOperations([dependent, a, b], waitUntilFinished: false)
-        queue.isSuspended = false
+        addWhileSuspended([dependent, a, b], to: queue)
         wait(for: a, b, dependent)
         assertProcedureCancelled(a, withErrors: true)
         assertProcedureCancelled(b, withErrors: true)
         assertProcedureFinished(dependent)
         XCTAssertTrue(dependent.didExecute)
-        XCTAssertEqual(misuseKinds(of: dependent), [])
+        XCTAssertEqual(misuse.kinds(about: dependent), [])
     }
 
     func testCycleOnARunningQueueNeverHangsAndIsReported() {
         // Whatever the race described above does, every member finishes and one report is made.
-        let a = TestProcedure(name: "A")
-        let b = TestProcedure(name: "B")
-        a.addDependency(b)
-        b.addDependency(a)
+        let cycle = makeCycle("A", "B")
+        let (a, b) = (cycle[0], cycle[1])
         let queue = ProcedureQueue()
-        queue.addOperations([a, b], waitUntilFinished: false)
+        queue.addOperations(cycle, waitUntilFinished: false)
         wait(for: a, b)
         XCTAssertTrue(a.isCancelled || b.isCancelled)
-        XCTAssertEqual((misuseReports(of: a) + misuseReports(of: b)).map(\.kind), [.dependencyCycle])
+        XCTAssertEqual((misuse.reports(about: a) + misuse.reports(about: b)).map(\.kind), [.dependencyCycle])
         XCTAssertEqual(queue.waitingProcedureCount, 0)
     }
 
@@ -258,13 +247,11 @@ final class QueueMisuseTests: CoreTestCase {
         right.addDependency(top)
         bottom.addDependencies([left, right])
         let queue = ProcedureQueue()
-        queue.isSuspended = true
-        queue.addOperations([bottom, right, left, top], waitUntilFinished: false)
-        queue.isSuspended = false
+        addWhileSuspended([bottom, right, left, top], to: queue)
         wait(for: top, left, right, bottom)
         for procedure in [top, left, right, bottom] {
             assertProcedureFinished(procedure)
-            XCTAssertEqual(misuseKinds(of: procedure), [])
+            XCTAssertEqual(misuse.kinds(about: procedure), [])
         }
     }
 }

@@ -53,20 +53,7 @@ private final class RacingProcedure: Procedure, @unchecked Sendable {
     }
 }
 
-final class CancelFinishRaceStressTests: XCTestCase {
-    private var misuse: BuiltInMisuseCapture!
-
-    override func setUp() {
-        super.setUp()
-        misuse = BuiltInMisuseCapture()
-    }
-
-    override func tearDown() {
-        misuse.restore()
-        misuse = nil
-        super.tearDown()
-    }
-
+final class CancelFinishRaceStressTests: MisuseRecordingTestCase {
     /// The event sequences (ignoring `.execute` and our own `.other`) a procedure may show.
     private static let allowedSequences: [[ProcedureEventRecorder.Event]] = [
         // ran and finished; a later cancel was ignored
@@ -88,9 +75,7 @@ final class CancelFinishRaceStressTests: XCTestCase {
         let executions = StressCounters(count: total)
         let didCancels = StressCounters(count: total)
         let didFinishes = StressCounters(count: total)
-        let allFinished = XCTestExpectation(description: "\(total) procedures finished")
-        allFinished.expectedFulfillmentCount = total
-        allFinished.assertForOverFulfill = true
+        let allFinished = exactCountExpectation("\(total) procedures finished", count: total)
 
         var procedures: [RacingProcedure] = []
         var cancelErrors: [TestError?] = []

@@ -4,26 +4,23 @@ import XCTest
 
 /// What the graph's procedures report, shared by all of them.
 private final class GraphLog: @unchecked Sendable {
-    // @unchecked: everything mutable is behind `lock`; the counters have their own locks.
+    // @unchecked: the expectation is thread-safe; the rest are thread-safe boxes and counters.
     let executions: StressCounters
     let didFinishes: StressCounters
     let finished: XCTestExpectation
-    let finishedCount = StressBox(0)
+    let finishedCount = LockedBox(0)
     /// The nodes between `execute()` and will-finish right now.
-    let inFlight = StressBox<[Int: GraphProcedure]>([:])
-    private let lock = NSLock()
-    private var violations: [String] = []
+    let inFlight = LockedBox<[Int: GraphProcedure]>([:])
+    private let violations = LockedBox<[String]>([])
 
     init(count: Int) {
         executions = StressCounters(count: count)
         didFinishes = StressCounters(count: count)
-        finished = XCTestExpectation(description: "\(count) procedures finished")
-        finished.expectedFulfillmentCount = count
-        finished.assertForOverFulfill = true
+        finished = exactCountExpectation("\(count) procedures finished", count: count)
     }
 
-    func violation(_ message: String) { lock.withLock { violations.append(message) } }
-    var allViolations: [String] { lock.withLock { violations } }
+    func violation(_ message: String) { violations.mutate { $0.append(message) } }
+    var allViolations: [String] { violations.value }
 }
 
 /// How a node finishes once it executes.
@@ -42,7 +39,7 @@ private final class GraphProcedure: Procedure, @unchecked Sendable {
     let finishing: NodeFinish
     let log: GraphLog
     let recorder: ProcedureEventRecorder
-    private let finishClaimed = StressBox(false)
+    private let finishClaimed = LockedBox(false)
 
     init(index: Int, finishing: NodeFinish, log: GraphLog, recorder: ProcedureEventRecorder) {
         self.index = index
@@ -88,40 +85,23 @@ private final class GraphProcedure: Procedure, @unchecked Sendable {
     }
 }
 
-final class DependencyGraphStressTests: XCTestCase {
-    private var misuse: BuiltInMisuseCapture!
-
-    override func setUp() {
-        super.setUp()
-        misuse = BuiltInMisuseCapture()
-    }
-
-    override func tearDown() {
-        misuse.restore()
-        misuse = nil
-        super.tearDown()
-    }
-
+final class DependencyGraphStressTests: MisuseRecordingTestCase {
     func testRandomDependencyGraphWithRandomCancellations() {
         let rounds = 3
         let count = stressIterations(4000)
         var random = StressRandom()
         let seed = random.seed
-        var everything: [StressWeak] = []
+        let everything = WeakRefs()
         for round in 0..<rounds {
-            everything += runGraph(count: count, round: round, random: &random, seed: seed)
+            runGraph(count: count, round: round, random: &random, seed: seed, tracking: everything)
         }
-        let weakReferences = everything
         // Released once they finished, their queues and observers let go of them. Foundation
         // may drop its references on its own threads, hence the polling.
-        stressWaitUntil(
-            timeout: 10, "seed \(seed): every procedure and queue deallocated",
-            message: { "\(weakReferences.filter { $0.object != nil }.count) of \(weakReferences.count) still alive" }
-        ) { weakReferences.allSatisfy { $0.object == nil } }
+        waitUntilReleased(everything, timeout: 10)
     }
 
-    /// Builds, runs and checks one graph; returns weak references to its procedures and queues.
-    private func runGraph(count: Int, round: Int, random: inout StressRandom, seed: UInt64) -> [StressWeak] {
+    /// Builds, runs and checks one graph; tracks its procedures and queues in `refs`.
+    private func runGraph(count: Int, round: Int, random: inout StressRandom, seed: UInt64, tracking refs: WeakRefs) {
         let label = "seed \(seed), round \(round)"
         let log = GraphLog(count: count)
         let recorder = ProcedureEventRecorder()
@@ -221,6 +201,7 @@ final class DependencyGraphStressTests: XCTestCase {
         print(
             "DependencyGraphStressTests \(label): \(count) procedures, \(edges) edges, \(queues.count) queue(s) of width \(queues.map(\.maxConcurrentOperationCount)), outcome \(outcome)"
         )
-        return procedures.map(StressWeak.init) + queues.map(StressWeak.init)
+        for procedure in procedures { refs.track(procedure, "\(label): \(procedure.name ?? "?")") }
+        for (index, queue) in queues.enumerated() { refs.track(queue, "\(label): queue \(index)") }
     }
 }

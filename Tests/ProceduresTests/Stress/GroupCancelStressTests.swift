@@ -10,13 +10,13 @@ private final class GroupRun: @unchecked Sendable {
     let children: [Operation]
     let cancelError: TestError?
     /// For each child: whether `cancel()` had returned before `addChild` was called.
-    let addedAfterCancel = StressBox<[Bool]>([])
-    let didFinishCount = StressBox(0)
-    let unfinishedAtDidFinish = StressBox<[String]?>(nil)
+    let addedAfterCancel = LockedBox<[Bool]>([])
+    let didFinishCount = LockedBox(0)
+    let unfinishedAtDidFinish = LockedBox<[String]?>(nil)
     /// When (on `clock`) each child started to run, and when the group's did-cancel ran.
-    let clock = StressBox(0)
-    let startedAt = StressBox<[ObjectIdentifier: Int]>([:])
-    let didCancelAt = StressBox<Int?>(nil)
+    let clock = LockedBox(0)
+    let startedAt = LockedBox<[ObjectIdentifier: Int]>([:])
+    let didCancelAt = LockedBox<Int?>(nil)
 
     func tick() -> Int { clock.mutate { $0 += 1; return $0 } }
     func noteStarted(_ child: AnyObject) {
@@ -31,21 +31,8 @@ private final class GroupRun: @unchecked Sendable {
     }
 }
 
-final class GroupCancelStressTests: XCTestCase {
-    private var misuse: BuiltInMisuseCapture!
-
-    override func setUp() {
-        super.setUp()
-        misuse = BuiltInMisuseCapture()
-    }
-
-    override func tearDown() {
-        misuse.restore()
-        misuse = nil
-        super.tearDown()
-    }
-
-    private func makeChild(_ kind: Int, name: String, recorder: ProcedureEventRecorder, run: StressBox<GroupRun?>) -> Operation {
+final class GroupCancelStressTests: MisuseRecordingTestCase {
+    private func makeChild(_ kind: Int, name: String, recorder: ProcedureEventRecorder, run: LockedBox<GroupRun?>) -> Operation {
         let procedure: Procedure
         switch kind {
         case 0: procedure = TestProcedure(name: name, recorder: recorder)  // finishes at once
@@ -70,11 +57,9 @@ final class GroupCancelStressTests: XCTestCase {
         let seed = random.seed
         let recorder = ProcedureEventRecorder()
         let queue = ProcedureQueue()
-        let allFinished = XCTestExpectation(description: "\(iterations) groups finished")
-        allFinished.expectedFulfillmentCount = iterations
-        allFinished.assertForOverFulfill = true
+        let allFinished = exactCountExpectation("\(iterations) groups finished", count: iterations)
         var runs: [GroupRun] = []
-        var runBoxes: [StressBox<GroupRun?>] = []  // cleared at the end: children refer to them
+        var runBoxes: [LockedBox<GroupRun?>] = []  // cleared at the end: children refer to them
         defer { for box in runBoxes { box.mutate { $0 = nil } } }
 
         for iteration in 0..<iterations {
@@ -85,7 +70,7 @@ final class GroupCancelStressTests: XCTestCase {
             group.name = "group \(iteration)"
             group.addObserver(recorder)
             if Bool.random(using: &random) { group.maxConcurrentOperationCount = 1 }
-            let runBox = StressBox<GroupRun?>(nil)
+            let runBox = LockedBox<GroupRun?>(nil)
             let children = (0..<childrenPerGroup).map {
                 makeChild(Int.random(in: 0..<4, using: &random), name: "child \(iteration).\($0)", recorder: recorder, run: runBox)
             }
@@ -111,12 +96,12 @@ final class GroupCancelStressTests: XCTestCase {
             let enqueueFirst = Bool.random(using: &random)
             if enqueueFirst { queue.addOperation(group) }
             let cancelAfter = Int.random(in: 0...childrenPerGroup, using: &random)
-            let added = StressBox(0)
-            let cancelReturned = StressFlag()
+            let added = LockedBox(0)
+            let cancelReturned = LockedBox(false)
             stressConcurrently([
                 {
                     for child in children {
-                        let after = cancelReturned.isRaised
+                        let after = cancelReturned.value
                         group.addChild(child)
                         run.addedAfterCancel.mutate { $0.append(after) }
                         added.mutate { $0 += 1 }
@@ -125,7 +110,7 @@ final class GroupCancelStressTests: XCTestCase {
                 {
                     while added.value < cancelAfter { sched_yield() }
                     if let cancelError { group.cancel(withError: cancelError) } else { group.cancel() }
-                    cancelReturned.raise()
+                    cancelReturned.mutate { $0 = true }
                 },
             ])
             if !enqueueFirst { queue.addOperation(group) }

@@ -32,69 +32,25 @@ struct StressRandom: RandomNumberGenerator {
     mutating func nextInt(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &self) }
 }
 
-/// A value behind a lock, for the stress tests (named apart from the suite-wide `LockedBox`).
-final class StressBox<T>: @unchecked Sendable {
-    // @unchecked: `stored` is only touched under `lock`.
-    private let lock = NSLock()
-    private var stored: T
-    init(_ value: T) { stored = value }
-    var value: T { lock.withLock { stored } }
-    @discardableResult
-    func mutate<R>(_ body: (inout T) -> R) -> R { lock.withLock { body(&stored) } }
-}
-
 /// Per-index counters, for "exactly once" checks over thousands of procedures.
-final class StressCounters: @unchecked Sendable {
-    // @unchecked: `counts` is only touched under `lock`.
-    private let lock = NSLock()
-    private var counts: [Int]
-    init(count: Int) { counts = Array(repeating: 0, count: count) }
-    func increment(_ index: Int) { lock.withLock { counts[index] += 1 } }
-    var values: [Int] { lock.withLock { counts } }
-    func value(_ index: Int) -> Int { lock.withLock { counts[index] } }
+final class StressCounters: Sendable {
+    private let counts: LockedBox<[Int]>
+    init(count: Int) { counts = LockedBox(Array(repeating: 0, count: count)) }
+    func increment(_ index: Int) { counts.mutate { $0[index] += 1 } }
+    var values: [Int] { counts.value }
+    func value(_ index: Int) -> Int { counts.mutate { $0[index] } }
 }
 
-/// A weak reference that can be read from any thread.
-final class StressWeak: @unchecked Sendable {
-    // @unchecked: Swift's weak references are safe to read and clear concurrently.
-    weak var object: AnyObject?
-    init(_ object: AnyObject) { self.object = object }
-}
-
-/// Reads a flag without taking a lock in the reader's way for long (an atomic would do; a
-/// lock is enough here and keeps ThreadSanitizer informed).
-final class StressFlag: @unchecked Sendable {
-    // @unchecked: `raised` is only touched under `lock`.
-    private let lock = NSLock()
-    private var raised = false
-    var isRaised: Bool { lock.withLock { raised } }
-    func raise() { lock.withLock { raised = true } }
+/// An expectation for `count` events of a stress run (each procedure or group finishing):
+/// fulfilled by exactly `count` of them, and failing the test if fulfilled once more.
+func exactCountExpectation(_ description: String, count: Int) -> XCTestExpectation {
+    let expectation = XCTestExpectation(description: description)
+    expectation.expectedFulfillmentCount = count
+    expectation.assertForOverFulfill = true
+    return expectation
 }
 
 extension XCTestCase {
-    /// Waits until `condition` holds, checking it every 10 ms from a timer (no sleeping
-    /// thread), and fails with `message()` if it does not within `timeout` seconds.
-    func stressWaitUntil(
-        timeout: TimeInterval, _ description: String, message: () -> String = { "" },
-        file: StaticString = #filePath, line: UInt = #line, condition: @escaping @Sendable () -> Bool
-    ) {
-        let met = XCTestExpectation(description: description)
-        let done = StressFlag()
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "stressWaitUntil"))
-        timer.setEventHandler {
-            guard !done.isRaised, condition() else { return }
-            done.raise()
-            met.fulfill()
-        }
-        timer.schedule(deadline: .now(), repeating: .milliseconds(10))
-        timer.resume()
-        let result = XCTWaiter().wait(for: [met], timeout: timeout)
-        timer.cancel()
-        if result != .completed {
-            XCTFail("\(description): not within \(timeout) s. \(message())", file: file, line: line)
-        }
-    }
-
     /// Runs `bodies` at the same time, each on a thread of its own (not a pool thread, so a
     /// body may spin waiting for another), and returns when all have returned.
     func stressConcurrently(_ bodies: [@Sendable () -> Void]) {

@@ -7,5 +7,6 @@ final class LockedBox<T>: @unchecked Sendable {
     private var stored: T
     init(_ value: T) { stored = value }
     var value: T { lock.withLock { stored } }
+    @discardableResult
     func mutate<R>(_ body: (inout T) -> R) -> R { lock.withLock { body(&stored) } }
 }

@@ -2,59 +2,75 @@ import Foundation
 import ProceduresTesting
 import XCTest
 
-final class BlockProcedureBuiltInTests: XCTestCase {
-    private var misuse: BuiltInMisuseCapture!
-
-    override func setUp() {
-        super.setUp()
-        misuse = BuiltInMisuseCapture()
-    }
-
-    override func tearDown() {
-        misuse.restore()
-        misuse = nil
-        super.tearDown()
-    }
-
+/// `BlockProcedure`: synchronous, throwing and asynchronous blocks; never runs when cancelled
+/// before it starts; inside groups, alone and next to plain `Operation`s.
+final class BlockProcedureTests: CoreTestCase {
     // MARK: - On their own
 
     func testSynchronousBlockRunsOnceAndFinishes() {
-        let runs = BuiltInBox(0)
+        let runs = LockedBox(0)
         let procedure = BlockProcedure { runs.mutate { $0 += 1 } }
         wait(for: procedure)
         assertProcedureFinished(procedure)
         XCTAssertEqual(runs.value, 1)
     }
 
-    func testThrowingBlockFailsWithItsError() {
-        let procedure = BlockProcedure { throw TestError("thrown") }
+    func testThrowingBlockFinishesWithTheError() {
+        let error = TestError("thrown")
+        let procedure = BlockProcedure { throw error }
         wait(for: procedure)
         assertProcedureFinishedWithErrors(procedure, count: 1)
-        XCTAssertEqual(procedure.errors.first as? TestError, TestError("thrown"))
+        XCTAssertTrue(coreErrors(procedure.errors, equal: [error]))
     }
 
-    func testAsynchronousBlockFinishesLater() {
+    func testAsynchronousBlockFinishesWhenItSaysSo() {
+        let events = LockedBox<[String]>([])
         let procedure = BlockProcedure(asyncBlock: { procedure in
-            DispatchQueue.global().asyncAfter(deadline: .now() + 0.02) { procedure.finish() }
+            events.mutate { $0.append("block") }
+            DispatchQueue.global().async {
+                events.mutate { $0.append("work done") }
+                procedure.finish()
+            }
         })
-        let executed = BuiltInBox(false)
-        procedure.addDidExecuteBlockObserver { procedure in executed.mutate { $0 = !procedure.isFinished } }
+        procedure.addDidExecuteBlockObserver { procedure in
+            events.mutate { $0.append("did execute finished=\(procedure.isFinished)") }
+        }
+        procedure.addDidFinishBlockObserver { _, _ in events.mutate { $0.append("did finish") } }
         wait(for: procedure)
         assertProcedureFinished(procedure)
-        XCTAssertTrue(executed.value, "the block returned before the procedure finished")
+        let log = events.value
+        XCTAssertEqual(log.first, "block")
+        XCTAssertEqual(log.last, "did finish")
+        XCTAssertTrue(log.contains("work done"))
+        XCTAssertFalse(log.contains("did execute finished=true"), "it did not finish when the block returned: \(log)")
+        XCTAssertTrue(log.contains("did execute finished=false"), "the block returned before the procedure finished: \(log)")
     }
 
-    func testAsynchronousBlockFinishingWithError() {
+    func testAsynchronousBlockCanFinishWithAnError() {
+        let error = TestError("async")
         let procedure = BlockProcedure(asyncBlock: { procedure in
-            DispatchQueue.global().async { procedure.finish(withError: TestError("async")) }
+            DispatchQueue.global().async { procedure.finish(withError: error) }
         })
         wait(for: procedure)
         assertProcedureFinishedWithErrors(procedure, count: 1)
-        XCTAssertEqual(builtInTestErrorIDs(procedure.errors), ["async"])
+        XCTAssertTrue(coreErrors(procedure.errors, equal: [error]))
+    }
+
+    func testAsynchronousBlockReceivesItsOwnProcedure() {
+        let same = LockedBox<Bool?>(nil)
+        let holder = LockedBox<BlockProcedure?>(nil)
+        let procedure = BlockProcedure(asyncBlock: { procedure in
+            same.mutate { $0 = procedure === holder.value }
+            procedure.finish()
+        })
+        holder.mutate { $0 = procedure }
+        wait(for: procedure)
+        XCTAssertEqual(same.value, true)
+        holder.mutate { $0 = nil }
     }
 
     func testCancelledBeforeRunningNeverRunsItsBlock() {
-        let runs = BuiltInBox(0)
+        let runs = LockedBox(0)
         let procedure = BlockProcedure { runs.mutate { $0 += 1 } }
         procedure.cancel()
         wait(for: procedure)
@@ -62,8 +78,43 @@ final class BlockProcedureBuiltInTests: XCTestCase {
         XCTAssertEqual(runs.value, 0)
     }
 
+    func testCancelledAsyncFormBeforeRunningNeverRunsItsBlock() {
+        let runs = LockedBox(0)
+        let procedure = BlockProcedure(asyncBlock: { procedure in
+            runs.mutate { $0 += 1 }
+            procedure.finish()
+        })
+        let gate = makeGate()
+        procedure.addDependency(gate)
+        let queue = ProcedureQueue()
+        queue.addOperations([gate, procedure], waitUntilFinished: false)
+        procedure.cancel()
+        wait(for: procedure)
+        assertProcedureCancelled(procedure)
+        XCTAssertEqual(runs.value, 0)
+        gate.finish()
+        wait(for: gate)
+    }
+
+    func testAsyncBlockThatIgnoresCancelStaysExecutingUntilItFinishes() {
+        // Cancelling only delivers the request: an async block that does not react keeps
+        // running until it calls finish.
+        let started = expectation(description: "block ran")
+        let procedure = BlockProcedure(asyncBlock: { _ in started.fulfill() })
+        let cancelled = expectation(description: "did cancel")
+        procedure.addDidCancelBlockObserver { _, _ in cancelled.fulfill() }
+        ProcedureQueue().addOperation(procedure)
+        wait(for: [started], timeout: 10)
+        procedure.cancel()
+        wait(for: [cancelled], timeout: 10)
+        XCTAssertFalse(procedure.isFinished)
+        procedure.finish()
+        wait(for: procedure)
+        assertProcedureCancelled(procedure)
+    }
+
     func testCancelledAsynchronousBlockNeverRuns() {
-        let runs = BuiltInBox(0)
+        let runs = LockedBox(0)
         let procedure = BlockProcedure(asyncBlock: { procedure in
             runs.mutate { $0 += 1 }
             procedure.finish()
@@ -87,7 +138,7 @@ final class BlockProcedureBuiltInTests: XCTestCase {
     // MARK: - Inside groups
 
     func testBlockProceduresInAGroupAllRun() {
-        let runs = BuiltInBox(0)
+        let runs = LockedBox(0)
         let children = (0..<50).map { _ in BlockProcedure { runs.mutate { $0 += 1 } } }
         let group = GroupProcedure(operations: children)
         wait(for: group)
@@ -108,7 +159,7 @@ final class BlockProcedureBuiltInTests: XCTestCase {
     }
 
     func testGroupWaitsForAsynchronousBlockProcedures() {
-        let finishedChildren = BuiltInBox(0)
+        let finishedChildren = LockedBox(0)
         let children = (0..<5).map { i in
             BlockProcedure(asyncBlock: { procedure in
                 DispatchQueue.global().asyncAfter(deadline: .now() + 0.01 * Double(i + 1)) {
@@ -118,7 +169,7 @@ final class BlockProcedureBuiltInTests: XCTestCase {
             })
         }
         let group = GroupProcedure(operations: children)
-        let countAtWillFinish = BuiltInBox<Int?>(nil)
+        let countAtWillFinish = LockedBox<Int?>(nil)
         group.addWillFinishBlockObserver { _, _ in countAtWillFinish.mutate { $0 = finishedChildren.value } }
         wait(for: group)
         assertProcedureFinished(group)
@@ -127,7 +178,7 @@ final class BlockProcedureBuiltInTests: XCTestCase {
 
     func testBlockProcedureAddingSiblingsToItsGroup() {
         let group = GroupProcedure()
-        let runs = BuiltInBox(0)
+        let runs = LockedBox(0)
         let spawner = BlockProcedure {
             for _ in 0..<10 { group.addChild(BlockProcedure { runs.mutate { $0 += 1 } }) }
         }
@@ -141,10 +192,10 @@ final class BlockProcedureBuiltInTests: XCTestCase {
     // MARK: - Plain Operation children
 
     func testGroupWaitsForPlainBlockOperations() {
-        let runs = BuiltInBox(0)
+        let runs = LockedBox(0)
         let operations = (0..<10).map { _ in BlockOperation { runs.mutate { $0 += 1 } } }
         let group = GroupProcedure(operations: operations)
-        let finishedAtWillFinish = BuiltInBox<Bool?>(nil)
+        let finishedAtWillFinish = LockedBox<Bool?>(nil)
         group.addWillFinishBlockObserver { _, _ in
             finishedAtWillFinish.mutate { $0 = operations.allSatisfy(\.isFinished) }
         }
@@ -156,25 +207,25 @@ final class BlockProcedureBuiltInTests: XCTestCase {
 
     func testGroupWaitsForASlowPlainOperation() {
         // The block records completion as its last act; the group must not finish before it.
-        let done = BuiltInBox(false)
+        let done = LockedBox(false)
         let slow = BlockOperation {
             var total = 0
             for i in 0..<200_000 { total &+= i }
             done.mutate { $0 = total != 0 }
         }
         let group = GroupProcedure(operations: [slow])
-        let doneAtWillFinish = BuiltInBox<Bool?>(nil)
+        let doneAtWillFinish = LockedBox<Bool?>(nil)
         group.addWillFinishBlockObserver { _, _ in doneAtWillFinish.mutate { $0 = done.value } }
         wait(for: group)
         XCTAssertEqual(doneAtWillFinish.value, true)
     }
 
     func testPlainOperationAddedDuringExecution() {
-        let ran = BuiltInBox(false)
+        let ran = LockedBox(false)
         let plain = BlockOperation { ran.mutate { $0 = true } }
         let group = GroupProcedure()
         group.addChild(BlockProcedure { group.addChild(plain) })
-        let plainFinishedFirst = BuiltInBox<Bool?>(nil)
+        let plainFinishedFirst = LockedBox<Bool?>(nil)
         group.addWillFinishBlockObserver { _, _ in plainFinishedFirst.mutate { $0 = plain.isFinished } }
         wait(for: group)
         XCTAssertTrue(ran.value)
@@ -182,7 +233,7 @@ final class BlockProcedureBuiltInTests: XCTestCase {
     }
 
     func testMixedChildrenWithDependencies() {
-        let order = BuiltInBox<[String]>([])
+        let order = LockedBox<[String]>([])
         let first = BlockProcedure { order.mutate { $0.append("procedure") } }
         let plain = BlockOperation { order.mutate { $0.append("operation") } }
         plain.addDependency(first)
