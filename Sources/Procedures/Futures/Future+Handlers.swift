@@ -13,27 +13,55 @@ extension Future {
         cancelToken: CancellationToken? = nil,
         _ body: @escaping @Sendable (FutureResult<Value>) -> Void
     ) {
+        addHandler(context: context, cancelToken: cancelToken, select: { $0 }, body)
+    }
+
+    /// What every handler method does: runs `body` with what `select` picks from the result
+    /// (nothing if it picks `nil`). `select` is a literal that captures nothing, so the
+    /// callback below is the handler's only allocation: `onSuccess` used to wrap `body` in an
+    /// `onComplete` closure first, one more allocation per handler.
+    @inlinable func addHandler<Argument: Sendable>(
+        context: (any ExecutionContext)?,
+        cancelToken: CancellationToken?,
+        select: @escaping @Sendable (FutureResult<Value>) -> Argument?,
+        _ body: @escaping @Sendable (Argument) -> Void
+    ) {
+        // The common case first: it skips `??`, whose copies of the existential context cost
+        // about 180 instructions per handler (measured with callgrind on F2).
+        if cancelToken == nil, context?.executesImmediately == true {
+            return addImmediateHandler(select: select, body)
+        }
         let context = context ?? DefaultExecutionContext.current
         if let cancelToken {
-            addGatedHandler(context: context, cancelToken: cancelToken, body)
+            addGatedHandler(context: context, cancelToken: cancelToken, select: select, body)
         } else if context.executesImmediately {
-            whenComplete { owner in
-                body(unsafeDowncast(owner, to: Future<Value>.self).completedResult)
-                return CallbackList()
-            }
+            addImmediateHandler(select: select, body)
         } else {
             whenComplete { owner in
                 let result = unsafeDowncast(owner, to: Future<Value>.self).completedResult
-                context.execute { body(result) }
+                if let argument = select(result) { context.execute { body(argument) } }
                 return CallbackList()
             }
         }
     }
 
-    @inlinable func addGatedHandler(
+    @inlinable func addImmediateHandler<Argument: Sendable>(
+        select: @escaping @Sendable (FutureResult<Value>) -> Argument?,
+        _ body: @escaping @Sendable (Argument) -> Void
+    ) {
+        whenComplete { owner in
+            if let argument = select(unsafeDowncast(owner, to: Future<Value>.self).completedResult) {
+                body(argument)
+            }
+            return CallbackList()
+        }
+    }
+
+    @inlinable func addGatedHandler<Argument: Sendable>(
         context: any ExecutionContext,
         cancelToken: CancellationToken,
-        _ body: @escaping @Sendable (FutureResult<Value>) -> Void
+        select: @escaping @Sendable (FutureResult<Value>) -> Argument?,
+        _ body: @escaping @Sendable (Argument) -> Void
     ) {
         let gate = HandlerGate(body)
         let registration = cancelToken.observeCancellation { gate.close() }
@@ -41,10 +69,14 @@ extension Future {
         whenComplete { owner in
             let result = unsafeDowncast(owner, to: Future<Value>.self).completedResult
             if let registration { cancelToken.removeHandler(registration) }
+            guard let argument = select(result) else {
+                gate.close()  // this outcome never runs `body`: release it now
+                return CallbackList()
+            }
             if context.executesImmediately {
-                gate.take()?(result)
+                gate.take()?(argument)
             } else {
-                context.execute { gate.take()?(result) }
+                context.execute { gate.take()?(argument) }
             }
             return CallbackList()
         }
@@ -56,9 +88,10 @@ extension Future {
         cancelToken: CancellationToken? = nil,
         _ body: @escaping @Sendable (Value) -> Void
     ) {
-        onComplete(context: context, cancelToken: cancelToken) { result in
-            if case .success(let value) = result { body(value) }
-        }
+        addHandler(context: context, cancelToken: cancelToken, select: { result in
+            if case .success(let value) = result { return value }
+            return nil
+        }, body)
     }
 
     /// Runs `body` with the error if the future fails. See ``onComplete(context:cancelToken:_:)``.
@@ -67,9 +100,10 @@ extension Future {
         cancelToken: CancellationToken? = nil,
         _ body: @escaping @Sendable (any Error) -> Void
     ) {
-        onComplete(context: context, cancelToken: cancelToken) { result in
-            if case .failure(let error) = result { body(error) }
-        }
+        addHandler(context: context, cancelToken: cancelToken, select: { result in
+            if case .failure(let error) = result { return error }
+            return nil
+        }, body)
     }
 
     /// Runs `body` if the future completes as cancelled. See ``onComplete(context:cancelToken:_:)``.
@@ -78,8 +112,9 @@ extension Future {
         cancelToken: CancellationToken? = nil,
         _ body: @escaping @Sendable () -> Void
     ) {
-        onComplete(context: context, cancelToken: cancelToken) { result in
-            if case .cancelled = result { body() }
-        }
+        addHandler(context: context, cancelToken: cancelToken, select: { result in
+            if case .cancelled = result { return () }
+            return nil
+        }, body)
     }
 }

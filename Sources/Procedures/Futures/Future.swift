@@ -27,11 +27,12 @@
 /// from it, not by the future it waits on: a derived future you drop goes away at once and
 /// withdraws its cancel vote (what was registered on it still runs; see ``ConsumerAnchor``).
 public final class Future<Value: Sendable>: @unchecked Sendable {
-    // @unchecked: `state` and `anchor` are only touched inside `withLock`, under this object's
-    // stripe of `StripedLock` (or before the future is shared, or in deinit). That lock is also why the runtime
-    // exclusivity check is off (it cost a third of a `map`). The hot paths are `@inlinable` so
-    // they are specialised for the caller's `Value`: unspecialised, metadata look-ups made a
-    // `map` cost 1.4 µs instead of about 0.14 µs.
+    // @unchecked: `state`, `anchor` and `awaitsProducer` are only touched inside `withLock`,
+    // under this object's stripe of `StripedLock` (or before the future is shared, or in
+    // deinit), except that a completed future's result is read without it (`completedResult`).
+    // That lock is also why the runtime exclusivity check is off (it cost a third of a `map`).
+    // The hot paths are `@inlinable` so they are specialised for the caller's `Value`:
+    // unspecialised, metadata look-ups made a `map` cost 1.4 µs instead of about 0.14 µs.
 
     /// How upstream callbacks reach this future while it is a pending consumer (derived, the
     /// result of `sequence`/`zip`/`firstCompleted`, or following another future); `nil`
@@ -41,20 +42,29 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// `state`, at a fixed offset, so the deinit (which runs unspecialised) reads it without a
     /// generic metadata look-up.
     @exclusivity(unchecked) @usableFromInline var anchor: ConsumerAnchor<Value>?
+    /// Whether the future is pending and follows no other future, so that only its producer
+    /// (a promise) can complete it: what `Promise.deinit` must know. A copy of what `state`
+    /// says, changed with it under the lock, kept outside it at a fixed offset for the same
+    /// reason as `anchor`: asking `state` from the unspecialised deinit took four generic
+    /// metadata look-ups, a third of the cost of a promise.
+    @exclusivity(unchecked) @usableFromInline var awaitsProducer: Bool
     @exclusivity(unchecked) @usableFromInline var state: FutureState<Value>
 
     @inlinable init(upstream: FutureState<Value>.Upstream = .none) {
+        if case .none = upstream { awaitsProducer = true } else { awaitsProducer = false }
         state = FutureState(phase: .pending(PendingCallbacks()), upstream: upstream)
     }
 
     /// A stand-in for a released pending future: it takes over that future's callbacks, so
     /// they still run when the result arrives. Nothing else references it.
     @usableFromInline init(ghostOf callbacks: PendingCallbacks) {
+        awaitsProducer = false  // no promise holds a ghost
         state = FutureState(phase: .pending(callbacks))
     }
 
     /// A future that has already completed with `result`.
     @inlinable public init(result: FutureResult<Value>) {
+        awaitsProducer = false
         state = FutureState(phase: .completed(result))
     }
 
@@ -102,9 +112,15 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// Whether the future has completed (with any outcome). Once `true`, it stays `true`.
     @inlinable public var isCompleted: Bool { withLock { !$0.isPending } }
 
-    /// The result of a future known to have completed (callbacks only run after completion).
+    /// The result of a future known to have completed: read by its callbacks, and by code that
+    /// found it completed under the lock.
+    ///
+    /// No lock (it was a second lock per callback): once completed, `state` is never written
+    /// again (every transition of ``FutureState`` first checks that it is pending), and whoever
+    /// reads here completed the future or saw it completed under the lock, which orders the
+    /// write of the result before this read.
     @inlinable var completedResult: FutureResult<Value> {
-        guard let result = withLock({ $0.result }) else {
+        guard case .completed(let result) = state.phase else {
             preconditionFailure("A future's callbacks ran before it completed")
         }
         return result
@@ -120,8 +136,9 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     ) -> CallbackList? {
         var releasedAnchor: ConsumerAnchor<Value>?  // dropped after unlocking
         guard let completion = withLock({ state -> FutureState<Value>.Completion? in
-            let completion = state.complete(result, disposal: disposal)
-            if completion != nil, anchor != nil { swap(&releasedAnchor, &anchor) }
+            guard let completion = state.complete(result, disposal: disposal) else { return nil }
+            awaitsProducer = false
+            if anchor != nil { swap(&releasedAnchor, &anchor) }
             return completion
         }) else {
             return nil
@@ -212,7 +229,10 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// Records `upstream` (whose futures already count this one as a voter) as what this
     /// future consumes, and sends any vote that is due at once.
     @inlinable func consume(_ upstream: FutureState<Value>.Upstream) {
-        let (vote, released) = withLock { $0.follow(upstream) }
+        let (vote, released) = withLock { state in
+            awaitsProducer = false  // following now (or completed already)
+            return state.follow(upstream)
+        }
         _ = released  // released here, after unlocking
         if let vote { CancelVoting.deliver(vote, to: upstream.targets) }
     }
@@ -267,10 +287,18 @@ extension Future: CancelVoteTarget {
     /// Completes a future whose promise is gone (unless completed or following another
     /// future): as cancelled if a cancel request had been decided (the producer stopped, maybe
     /// before its handler's answer was applied), otherwise with `FutureError.brokenPromise`.
+    ///
+    /// Called from `Promise.deinit`, which runs unspecialised: the usual case (completed, or
+    /// following) touches only ``awaitsProducer`` and the lock, no generic metadata. The lock
+    /// is needed: a cancel token may force the future on another thread meanwhile.
     @inlinable func breakPromiseIfAbandoned() {
+        guard StripedLock.withLock(for: self, { awaitsProducer }) else { return }
+        breakPromise()
+    }
+
+    @usableFromInline func breakPromise() {
         let outcome = withLock { state -> FutureResult<Value>? in
-            guard state.isPending else { return nil }
-            guard case .none = state.upstream else { return nil }
+            guard awaitsProducer else { return nil }  // completed or started following meanwhile
             return state.requested ? .cancelled : .failure(FutureError.brokenPromise)
         }
         if let outcome { complete(outcome) }

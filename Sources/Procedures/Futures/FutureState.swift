@@ -71,20 +71,24 @@
         var withdraw: Bool
     }
 
+    // Declaration order is layout order: the flags and `liveVoters` fill the bytes after
+    // `phase`'s tag, and the counters are 32-bit, so a future is 104 bytes instead of 136
+    // (a promise's future is allocated for every promise; F2 creates 100,000 of them).
     @usableFromInline var phase: Phase
-    @usableFromInline var upstream: Upstream = .none
     /// Whether this future's vote on `upstream` has been neither cast nor withdrawn yet.
     @usableFromInline var upstreamVoteLive = false
-    /// Consumers that have neither asked nor withdrawn.
-    @usableFromInline var liveVoters = 0
-    @usableFromInline var askers = 0
-    @usableFromInline var askedOptions: CancelRequestOptions = []
     /// Whether some asker wanted the request forwarded upstream (did not say `thisFutureOnly`).
     @usableFromInline var forwardWanted = false
     /// Whether a request has been decided; handlers registered later run at once.
     @usableFromInline var requested = false
+    /// Consumers that have neither asked nor withdrawn.
+    @usableFromInline var liveVoters: Int32 = 0
+    @usableFromInline var upstream: Upstream = .none
+    @usableFromInline var askers: Int32 = 0
+    /// How many of `requestHandlers` have been handed out to run.
+    @usableFromInline var handlersCalled: Int32 = 0
+    @usableFromInline var askedOptions: CancelRequestOptions = []
     @usableFromInline var requestHandlers: [RequestHandler] = []
-    @usableFromInline var handlersCalled = 0
 
     @inlinable init(phase: Phase, upstream: Upstream = .none) {
         self.phase = phase
@@ -162,8 +166,8 @@
         requested = true
         var request = Request(options: askedOptions)
         if handlersCalled < requestHandlers.count {
-            request.handlers = Array(requestHandlers[handlersCalled...])
-            handlersCalled = requestHandlers.count
+            request.handlers = Array(requestHandlers[Int(handlersCalled)...])
+            handlersCalled = Int32(requestHandlers.count)
         }
         if forwardWanted, upstreamVoteLive {
             upstreamVoteLive = false
@@ -176,7 +180,7 @@
         guard isPending else { return nil }
         requestHandlers.append(handler)
         guard requested else { return nil }
-        handlersCalled = requestHandlers.count
+        handlersCalled = Int32(requestHandlers.count)
         return Request(options: askedOptions, handlers: [handler])
     }
 
