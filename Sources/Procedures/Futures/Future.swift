@@ -25,7 +25,7 @@
 /// **Memory.** One allocation per future; handlers and closures are released as soon as the
 /// future completes. A pending future is held by whoever holds it and by the futures derived
 /// from it, not by the future it waits on: a derived future you drop goes away at once and
-/// withdraws its cancel vote (what was registered on it still runs; see ``ConsumerAnchor``).
+/// withdraws its cancel vote (what was registered on it still runs; see `ConsumerAnchor`).
 public final class Future<Value: Sendable>: @unchecked Sendable {
     // @unchecked: `state`, `anchor` and `awaitsProducer` are only touched inside `withLock`,
     // under this object's stripe of `StripedLock` (or before the future is shared, or in
