@@ -14,16 +14,18 @@ final class Progress: @unchecked Sendable {
     init(total: Int) { self.total = total }
 
     func fileFinished(_ path: String) {
-        let (count, line) = lock.withLock { () -> (Int, String?) in
+        // Written under the lock, so lines appear in the order of the count they show.
+        lock.withLock {
             done += 1
-            if isTerminal { return (done, "\r\u{1B}[2K[\(done)/\(total)] \(path.suffix(60))") }
+            if isTerminal {
+                Output.write("\r\u{1B}[2K[\(done)/\(total)] \(path.suffix(60))")
+                return
+            }
             let tenth = total == 0 ? 10 : done * 10 / total
-            guard tenth > lastReportedTenth else { return (done, nil) }
+            guard tenth > lastReportedTenth else { return }
             lastReportedTenth = tenth
-            return (done, "processed \(done)/\(total) files\n")
+            Output.write("processed \(done)/\(total) files\n")
         }
-        _ = count
-        if let line { Output.write(line) }
     }
 
     var finished: Int { lock.withLock { done } }
