@@ -159,19 +159,13 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     /// Hands a child to the private queue; false if it could not be adopted (reported).
     private func enqueue(_ child: Operation) -> Bool {
         guard !(child is Procedure) else { return queue.enqueue(child) }
-        guard !child.isFinished, !child.isExecuting else {
-            ProcedureMisuse.report(
-                .addedAfterFinishing,
-                "a plain operation that is already running or finished was added to \(displayName); it was not added.",
-                subject: self)
-            return false
-        }
+        guard queue.enqueue(child) else { return false }
         // corelibs cannot report a plain operation's finish to us; a sentinel that depends
         // on it runs right after it does.
         let sentinel = BlockOperation { [weak self] in self?.childDidFinish(child, errors: []) }
         sentinel.addDependency(child)
         queue.enqueue(sentinel)
-        return queue.enqueue(child)
+        return true
     }
 
     private func startChildren() {

@@ -74,6 +74,15 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
     @discardableResult
     func enqueue(_ operation: Operation) -> Bool {
         guard let procedure = operation as? Procedure else {
+            // corelibs would stop the process for these; report and ignore them instead.
+            // (One already in another OperationQueue cannot be detected from outside.)
+            guard !operation.isFinished, !operation.isExecuting else {
+                ProcedureMisuse.report(
+                    .addedAfterFinishing,
+                    "an operation that is already running or finished was added to \(name ?? "a ProcedureQueue"); it was not added.",
+                    subject: operation)
+                return false
+            }
             let delegate = self.delegate
             delegate?.procedureQueue(self, willAdd: operation)
             super.addOperation(operation)
