@@ -19,7 +19,7 @@
 /// **Unsubscribing.** Pass a `cancelToken:`; once it is cancelled no further element is
 /// delivered to that handler (elements already delivered stay delivered) and a derived stream
 /// finishes.
-public final class FutureStream<Value: Sendable>: @unchecked Sendable {
+public final class FutureStream<Value: Sendable>: StreamDrainable, @unchecked Sendable {
     // @unchecked: `state` is only touched inside `withLock`, under this object's stripe of
     // `StripedLock`; `capacity` is immutable.
     private enum Job {
@@ -59,13 +59,16 @@ public final class FutureStream<Value: Sendable>: @unchecked Sendable {
 
     @discardableResult
     func add(_ result: FutureResult<Value>) -> Bool {
-        let accepted = withLock { state -> Bool in
-            guard !state.finished else { return false }
-            state.buffer.append(result)
-            if !state.subscribers.isEmpty { state.jobs.append(.element(result, state.subscribers)) }
-            return true
+        // Elements the bounded buffer drops come back out, to be released after unlocking.
+        let (accepted, queued, dropped) = withLock { state -> (Bool, Bool, [FutureResult<Value>]) in
+            guard !state.finished else { return (false, false, []) }
+            let dropped = state.buffer.append(result)
+            guard !state.subscribers.isEmpty else { return (true, false, dropped) }
+            state.jobs.append(.element(result, state.subscribers))
+            return (true, true, dropped)
         }
-        if accepted { drain() }
+        _ = dropped
+        if queued { drain() }
         return accepted
     }
 
@@ -90,11 +93,14 @@ public final class FutureStream<Value: Sendable>: @unchecked Sendable {
             if !state.finished { state.subscribers.append(subscription) }
             state.jobs.append(.replay(state.buffer.elements, subscription, finished: state.finished))
         }
-        if let cancelToken {
-            _ = cancelToken.observeCancellation { [weak self] in
+        if let cancelToken,
+            let id = cancelToken.observeCancellation({ [weak self] in
                 subscription.cancel()
                 self?.unsubscribe(subscription)
-            }
+            })
+        {
+            // Removed from the token once the subscription ends (finished or cancelled).
+            subscription.observed(by: cancelToken, handlerID: id)
         }
         drain()
         return subscription
@@ -108,9 +114,15 @@ public final class FutureStream<Value: Sendable>: @unchecked Sendable {
         _ = removed  // released after unlocking
     }
 
+    /// Runs queued deliveries, through this thread's ``StreamTrampoline`` so that a chain of
+    /// derived streams is driven from one loop instead of recursively.
+    private func drain() {
+        StreamTrampoline.drain(self)
+    }
+
     /// Runs queued deliveries unless another thread is already doing so; that thread then
     /// picks ours up too, which keeps deliveries in order and re-entrant producers iterative.
-    private func drain() {
+    func drainNow() {
         let mine = withLock { state -> Bool in
             guard !state.delivering, !state.jobs.isEmpty else { return false }
             state.delivering = true

@@ -9,16 +9,18 @@ struct ReplayBuffer<Element> {
         self.capacity = max(0, capacity)
     }
 
-    mutating func append(_ element: Element) {
-        guard capacity > 0 else { return }
+    /// Appends `element`; returns the storage that compaction replaced, holding the dropped
+    /// elements, for the caller to release after unlocking (releasing them may run user code).
+    mutating func append(_ element: Element) -> [Element] {
+        guard capacity > 0 else { return [] }
         storage.append(element)
-        if storage.count - head > capacity {
-            head += 1
-            if head >= 64, head * 2 >= storage.count {
-                storage.removeFirst(head)
-                head = 0
-            }
-        }
+        guard storage.count - head > capacity else { return [] }
+        head += 1
+        guard head >= 64, head * 2 >= storage.count else { return [] }
+        let old = storage
+        storage = Array(storage[head...])
+        head = 0
+        return old
     }
 
     var elements: [Element] { Array(storage[head...]) }
