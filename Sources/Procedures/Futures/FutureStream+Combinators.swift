@@ -43,7 +43,10 @@ extension FutureStream {
         let subscription = StreamSubscription<Value>(
             context: context ?? DefaultExecutionContext.current,
             onElement: { body($0, promise) },
-            onFinish: { onFinish?(promise) ?? { promise.finish() }() })
+            onFinish: { onFinish?(promise) ?? { promise.finish() }() },
+            // Unsubscribed: finish now, even with inner futures or streams still running
+            // (`flatMap`, `recoverWith`); what they produce later is ignored.
+            onCancel: { promise.finish() })
         subscribe(subscription, cancelToken: cancelToken)
         return promise.stream
     }
