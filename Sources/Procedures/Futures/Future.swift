@@ -207,6 +207,16 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
         return CallbackList()
     }
 
+    /// Claims a promise's pending future for `Promise.complete(with:)`: `false` if it has
+    /// completed or already follows another future (first wins).
+    @inlinable func startFollowing() -> Bool {
+        withLock { state in
+            guard state.isPending, awaitsProducer else { return false }
+            awaitsProducer = false  // following from now on: the promise no longer owes a result
+            return true
+        }
+    }
+
     /// The anchor through which upstream callbacks reach this future, made on first use (a
     /// promise's future only becomes a consumer if it is completed with another future).
     @inlinable func consumerAnchor() -> ConsumerAnchor<Value> {
@@ -266,8 +276,29 @@ extension Future: CancelVoteTarget {
         return request.upstream
     }
 
-    @inlinable func forceCancel(thisFutureOnly: Bool) {
-        complete(.cancelled, disposal: thisFutureOnly ? .withdraw : .ask)
+    /// Completes this future as cancelled now (a forcing token has just asked it). Its own
+    /// producer is asked too, if the tree rule had held the request back: once the future has
+    /// completed nobody can receive the producer's result, so every consumer's vote is moot.
+    /// The handlers' responses are ignored (the future has completed).
+    @usableFromInline func forceCancel(thisFutureOnly: Bool) {
+        var releasedAnchor: ConsumerAnchor<Value>?  // dropped after unlocking
+        guard let (completion, request) = withLock({ state -> (FutureState<Value>.Completion, FutureState<Value>.Request?)? in
+            let request = state.forcedRequest()
+            guard let completion = state.complete(.cancelled, disposal: thisFutureOnly ? .withdraw : .ask) else { return nil }
+            awaitsProducer = false
+            if anchor != nil { swap(&releasedAnchor, &anchor) }
+            return (completion, request)
+        }) else {
+            return
+        }
+        _ = releasedAnchor
+        if let request {
+            for handler in request.handlers { _ = handler(request.options) }
+        }
+        if let vote = completion.vote {
+            CancelVoting.deliver(vote, to: completion.voteTargets)
+        }
+        CallbackList(completion.callbacks, owner: self).run()
     }
 
     @inlinable func addRequestHandler(_ handler: @escaping FutureState<Value>.RequestHandler) {

@@ -176,6 +176,17 @@
         return request
     }
 
+    /// For a future about to be forced to complete as cancelled: the request handlers that
+    /// the tree rule has not run yet, to run now with the options asked so far. `nil` if none.
+    mutating func forcedRequest() -> Request? {
+        guard isPending else { return nil }
+        requested = true
+        guard handlersCalled < requestHandlers.count else { return nil }
+        let request = Request(options: askedOptions, handlers: Array(requestHandlers[Int(handlersCalled)...]))
+        handlersCalled = Int32(requestHandlers.count)
+        return request
+    }
+
     @inlinable mutating func addRequestHandler(_ handler: @escaping RequestHandler) -> Request? {
         guard isPending else { return nil }
         requestHandlers.append(handler)
