@@ -52,8 +52,15 @@ public final class Promise<Value: Sendable>: Sendable {
     /// From now on cancel requests reaching this future are forwarded to `other` (this future
     /// is one of its consumers). The promise may be released afterwards. Completing a promise
     /// with its own future fails it with ``FutureError/cyclicCompletion``.
-    @inlinable public func complete(with other: Future<Value>) {
+    ///
+    /// First wins, like every completion: `false` (and nothing changes, `other` does not count
+    /// this future as a consumer) if the future has completed or already follows a future
+    /// given to an earlier `complete(with:)`.
+    @discardableResult
+    @inlinable public func complete(with other: Future<Value>) -> Bool {
+        guard future.startFollowing() else { return false }
         future._follow(other).run()
+        return true
     }
 
     /// Answers cancel requests that reach this promise's future.
