@@ -18,7 +18,11 @@ public enum DefaultExecutionContext {
     /// The context that `context: nil` resolves to.
     public static var current: any ExecutionContext {
         get { storage.withLock { $0 } }
-        set { storage.withLock { $0 = newValue } }
+        set {
+            var old: any ExecutionContext = newValue
+            storage.withLock { swap(&$0, &old) }
+            _ = old  // the previous context is released after unlocking
+        }
     }
 
     /// Restores the out-of-the-box default, `DispatchQueue.global()`.
