@@ -16,7 +16,9 @@ public struct CancelRequestOptions: OptionSet, Sendable, Hashable {
 
     /// Also complete the future the token was taken from as cancelled at once, without waiting
     /// for its producer to agree. Local: the producer is only *asked* (unless
-    /// ``thisFutureOnly``), never forced, and its later result is ignored.
+    /// ``thisFutureOnly``), never forced, and its later result is ignored. The future's own
+    /// producer is asked at once, even if other consumers have not asked: none of them can
+    /// receive its result any more.
     public static let forceImmediately = CancelRequestOptions(rawValue: 1 << 1)
 }
 

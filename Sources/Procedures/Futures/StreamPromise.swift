@@ -1,7 +1,8 @@
 /// The write side of a ``FutureStream``: adds elements and, optionally, finishes it.
 ///
 /// Adding runs (or dispatches) the subscribers' handlers on the calling thread, never under a
-/// lock; elements added after ``finish()`` are ignored and reported with `false`. A promise
+/// lock (from inside another stream's handler: right after that handler returns, so chains do
+/// not grow the stack); elements added after ``finish()`` are ignored and reported with `false`. A promise
 /// that is deallocated finishes its stream.
 public final class StreamPromise<Value: Sendable>: Sendable {
     /// The stream this promise feeds.
