@@ -75,6 +75,9 @@ public final class CancellationToken: Sendable {
         }
     }
 
+    /// How many handlers the token holds (for tests: handlers must not accumulate).
+    var registeredHandlerCount: Int { state.withLock { $0.handlers.count } }
+
     /// Forgets a handler that is no longer wanted (for example, its future completed first).
     @usableFromInline func removeHandler(_ id: Int) {
         // The removed closure is returned so it is released after the lock is dropped.

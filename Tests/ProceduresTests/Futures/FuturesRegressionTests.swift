@@ -35,8 +35,8 @@ final class AuditDeinitProbe: Sendable {
     return withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
 }
 
-/// Bugs found by the futures/cancellation audit. Every test here FAILS on the audited commit.
-final class FuturesAuditTests: XCTestCase {
+/// Bugs found by the futures/cancellation audit (each failed on the audited commit), now fixed.
+final class FuturesRegressionTests: XCTestCase {
 
     // MARK: - Streams: elements lost on a non-immediate context
 
@@ -54,7 +54,7 @@ final class FuturesAuditTests: XCTestCase {
     /// thread, so every element still queued on the context is silently dropped. The same
     /// happens to derived streams (`map`, `flatMap`, … with the default context, which is
     /// `DispatchQueue.global()`): see the next test.
-    func testBUG_streamHandlerOnAQueueLosesElementsAddedJustBeforeFinish() {
+    func testFixed_streamHandlerOnAQueueLosesElementsAddedJustBeforeFinish() {
         let queue = DispatchQueue(label: "audit.stream.serial")
         let received = EventLog<Int>()
         let finished = expectation(description: "finish handler ran")
@@ -82,7 +82,7 @@ final class FuturesAuditTests: XCTestCase {
     /// Cause: as above (StreamSubscription.swift:25-39); the derived stream's `onFinish`
     /// (`promise.finish()`, FutureStream+Combinators.swift:46) is also dispatched but runs
     /// after the elements' closures were dropped.
-    func testBUG_derivedStreamOnAContextFinishesWithoutTheElementsQueuedBeforeFinish() {
+    func testFixed_derivedStreamOnAContextFinishesWithoutTheElementsQueuedBeforeFinish() {
         let context = AuditManualContext()
         let source = StreamPromise<Int>()
         let mapped = source.stream.map(context: context) { $0 * 10 }
@@ -113,7 +113,7 @@ final class FuturesAuditTests: XCTestCase {
     /// Cause: `FutureStream.add` calls `state.buffer.append(result)` inside `withLock`
     /// (FutureStream.swift:62-64); `ReplayBuffer.append` drops the oldest elements with
     /// `storage.removeFirst(head)` (ReplayBuffer.swift:15-18), releasing them right there.
-    func testBUG_boundedStreamReleasesDroppedElementsUnderItsStripe() {
+    func testFixed_boundedStreamReleasesDroppedElementsUnderItsStripe() {
         let promise = StreamPromise<AuditDeinitProbe>(capacity: 1)
         let mutexAddress = UInt(bitPattern: StripedLock.mutex(for: promise.stream))
         let deinitsUnderLock = Counter()
@@ -151,7 +151,7 @@ final class FuturesAuditTests: XCTestCase {
     /// (FutureStream.swift:61-69, 113-139; StreamSubscription.swift:22-28;
     /// FutureStream+Combinators.swift:42-48). `finish()` propagates the same way, and releasing
     /// the head of the chain nests one deinit per stage.
-    func testBUG_streamMapChainGrowsTheStackPerStage() {
+    func testFixed_streamMapChainGrowsTheStackPerStage() {
         let stages = 2_000
 
         // Control: futures.
@@ -197,7 +197,7 @@ final class FuturesAuditTests: XCTestCase {
     /// the tree rule holds back (the other token is live, FutureState.swift:165), then
     /// `forceCancel` completes the future; `FutureState.complete` (FutureState.swift:141-142)
     /// drops `requestHandlers` unrun.
-    func testBUG_forcingASharedPromiseFutureNeverAsksItsProducer() {
+    func testFixed_forcingASharedPromiseFutureNeverAsksItsProducer() {
         let log = EventLog<CancelRequestOptions>()
         let promise = recordingPromise(log)
         let otherConsumer = promise.future.cancellationToken()
@@ -226,7 +226,7 @@ final class FuturesAuditTests: XCTestCase {
     /// 199) overwrites `upstream`, returning the old one only to be released: the live vote on
     /// it is neither withdrawn nor remembered, so `abandon`/`complete` later withdraw from
     /// the new upstream only.
-    func testBUG_secondCompleteWithLeaksTheVoteOnTheFirstFuture() {
+    func testFixed_secondCompleteWithLeaksTheVoteOnTheFirstFuture() {
         let log = EventLog<CancelRequestOptions>()
         let first = recordingPromise(log)
         let second = Promise<Int>()
@@ -247,7 +247,7 @@ final class FuturesAuditTests: XCTestCase {
     /// first, and a later completion attempt changes nothing.
     /// Observed: whichever of the two futures completes first wins (here `second`, 2).
     /// Cause: as above (Future.swift:191-207, FutureState.swift:190-199).
-    func testBUG_secondCompleteWithOverridesTheFirst() {
+    func testFixed_secondCompleteWithOverridesTheFirst() {
         let first = Promise<Int>()
         let second = Promise<Int>()
         let promise = Promise<Int>()
@@ -272,7 +272,7 @@ final class FuturesAuditTests: XCTestCase {
     /// the derived stream finishes when its `StreamPromise` is released (StreamPromise.swift:
     /// 45-48), but the inner future's `onComplete` closure (FutureStream+Combinators.swift:
     /// 69-72) still holds that promise. `recoverWith` has the same shape (lines 178-181).
-    func testBUG_cancelledStreamFlatMapDoesNotFinishWhileAnInnerFutureIsPending() {
+    func testFixed_cancelledStreamFlatMapDoesNotFinishWhileAnInnerFutureIsPending() {
         let source = StreamPromise<Int>()
         let inner = Promise<Int>()
         let request = CancellationRequest()
@@ -287,5 +287,113 @@ final class FuturesAuditTests: XCTestCase {
         inner.succeed(5)
         XCTAssertEqual(received.all, [], "an element was emitted after the cancel")
         withExtendedLifetime(source) {}
+    }
+
+    // MARK: - Follow-ups to the fixes
+
+    /// A 100,000-stage stream `map` chain delivers, finishes and is released in constant stack
+    /// depth (each of the three used to nest once per stage and crash).
+    func testFixed_aLongStreamMapChainDeliversFinishesAndIsReleased() {
+        let stages = 100_000
+        var promise: StreamPromise<Int>? = StreamPromise<Int>(capacity: 0)
+        weak let weakHead = promise!.stream
+        weak var weakTail: FutureStream<Int>?
+        let received = EventLog<Int>()
+        let finished = Counter()
+        do {
+            var stream = promise!.stream
+            for _ in 0..<stages { stream = stream.map(context: .immediate) { $0 + 1 } }
+            stream.onSuccess(context: .immediate) { received.append($0) }
+            stream.onFinish(context: .immediate) { finished.increment() }
+            weakTail = stream
+        }
+        promise!.succeed(0)
+        XCTAssertEqual(received.all, [stages])
+        promise!.finish()
+        XCTAssertEqual(finished.value, 1)
+        promise = nil
+        XCTAssertNil(weakHead)
+        XCTAssertNil(weakTail)
+
+        // Released without finishing first: the promise's deinit finishes the whole chain.
+        var pending: StreamPromise<Int>? = StreamPromise<Int>(capacity: 0)
+        weak var weakPendingTail: FutureStream<Int>?
+        let pendingFinished = Counter()
+        do {
+            var stream = pending!.stream
+            for _ in 0..<stages { stream = stream.map(context: .immediate) { $0 } }
+            stream.onFinish(context: .immediate) { pendingFinished.increment() }
+            weakPendingTail = stream
+        }
+        pending = nil
+        XCTAssertEqual(pendingFinished.value, 1)
+        XCTAssertNil(weakPendingTail)
+    }
+
+    /// On a concurrent queue, a subscriber's `onFinish` still runs after every element added
+    /// before `finish()` has been handled.
+    func testFixed_finishOnAConcurrentQueueComesAfterEveryElement() {
+        let count = 500
+        let promise = StreamPromise<Int>(capacity: 0)
+        let handled = Counter()
+        let seenAtFinish = LockedBox<Int>(-1)
+        let finished = expectation(description: "finished")
+        promise.stream.onSuccess(context: DispatchQueue.global()) { _ in handled.increment() }
+        promise.stream.onComplete(context: DispatchQueue.global()) { _ in }
+        let mapped = promise.stream.map(context: DispatchQueue.global()) { $0 }
+        let mappedCount = Counter()
+        mapped.onSuccess(context: .immediate) { _ in mappedCount.increment() }
+        mapped.onFinish(context: .immediate) {
+            seenAtFinish.mutate { $0 = mappedCount.value }
+            finished.fulfill()
+        }
+        for value in 0..<count { promise.succeed(value) }
+        promise.finish()
+        wait(for: [finished], timeout: 10)
+        XCTAssertEqual(seenAtFinish.value, count)
+    }
+
+    /// `complete(with:)` reports whether it took effect: first wins.
+    func testFixed_completeWithReportsALateCall() {
+        let promise = Promise<Int>()
+        let first = Promise<Int>()
+        XCTAssertTrue(promise.complete(with: first.future))
+        XCTAssertFalse(promise.complete(with: Future(value: 1)))
+        XCTAssertFalse(promise.future.isCompleted)
+        first.succeed(2)
+        XCTAssertEqual(promise.future.result?.summary, "success(2)")
+
+        let completed = Promise<Int>()
+        completed.succeed(3)
+        XCTAssertFalse(completed.complete(with: Future(value: 4)))
+        XCTAssertEqual(completed.future.result?.summary, "success(3)")
+    }
+
+    /// `[.thisFutureOnly, .forceImmediately]` on a shared promise future also asks its
+    /// producer at once; the producer's answer is ignored (the future has completed).
+    func testFixed_forcingThisFutureOnlyAsksTheProducerOnceAndIgnoresItsAnswer() {
+        let log = EventLog<CancelRequestOptions>()
+        let promise = recordingPromise(log, response: .complete(.success(9)))
+        let otherConsumer = promise.future.cancellationToken()
+        promise.future.cancel(options: [.thisFutureOnly, .forceImmediately])
+        XCTAssertEqual(log.count, 1)
+        XCTAssertEqual(promise.future.result?.summary, "cancelled")
+        otherConsumer.cancel()
+        XCTAssertEqual(log.count, 1)
+    }
+
+    /// A long-lived cancel token does not accumulate the handlers of stream subscriptions that
+    /// have ended.
+    func testFixed_streamSubscriptionsLeaveTheirCancelTokenWhenTheyEnd() {
+        let request = CancellationRequest()
+        for _ in 0..<100 {
+            let promise = StreamPromise<Int>()
+            promise.stream.onSuccess(context: .immediate, cancelToken: request.token) { _ in }
+            _ = promise.stream.map(context: .immediate, cancelToken: request.token) { $0 }
+            promise.succeed(1)
+            promise.finish()
+        }
+        XCTAssertEqual(request.token.registeredHandlerCount, 0)
+        withExtendedLifetime(request) {}
     }
 }
