@@ -1,5 +1,6 @@
 import Foundation
 import Procedures
+import Synchronization
 import ProceduresTesting
 import XCTest
 
@@ -231,4 +232,130 @@ extension CoreAuditTests {
         for _ in 0..<depth { inner = GroupProcedure(operations: [inner]) }
         wait(for: inner, timeout: 20)
     }
+}
+
+// MARK: - Groups: membership cycles, produce racing finish, outputs
+
+extension CoreAuditTests {
+    /// A group made a child of itself hangs silently.
+    ///
+    /// Expected (issue 2: misuse "each gets a test and a clear outcome, never a hang"): the
+    /// add is reported and ignored; the group then runs when added to a queue.
+    /// Observed: no report for the `addChild`; adding the group to a queue is then reported as
+    /// `.addedToSecondQueue` (its own private queue claimed it) and it never runs.
+    /// Cause: `GroupProcedure.adoptChild` (GroupProcedure.swift:134-163) does not refuse the
+    /// group itself (nor an ancestor), and `ProcedureQueue.enqueue` claims it for the group's
+    /// private, still suspended queue.
+    func testBUG_GroupAddedAsItsOwnChildHangsSilently() {
+        let group = GroupProcedure(operations: [BlockProcedure {}])
+        group.name = "self-parent"
+        group.addChild(group)
+        XCTAssertFalse(misuse.kinds(about: group).isEmpty, "adding a group to itself was not reported")
+        let queue = ProcedureQueue()
+        queue.addOperation(group)
+        wait(for: group, timeout: 1)
+        XCTAssertTrue(group.isFinished, "\(group.stateSummary); reports: \(misuse.kinds(about: group))")
+    }
+
+    /// A group that depends on one of its own children hangs silently: a dependency cycle the
+    /// cycle detector cannot see.
+    ///
+    /// Expected (issue 2: "A dependency cycle must not hang silently: detect it where the
+    /// queue can, and say so clearly"): reported as `.dependencyCycle` (or the dependency
+    /// refused) and everything finishes.
+    /// Observed: nothing is reported; the group waits for the child, which waits for the
+    /// group to start its private queue.
+    /// Cause: `Procedure.checkForCycle` (DependencyCycle.swift:9-20) only walks procedure
+    /// dependencies between *waiting* procedures; "a group waits for its children" is not an
+    /// edge it knows about, and the child is `ready` (parked in the suspended private queue),
+    /// not waiting.
+    func testBUG_GroupDependingOnItsOwnChildHangsSilently() {
+        let child = TestProcedure(name: "child")
+        let group = GroupProcedure(operations: [child])
+        group.name = "waits for its child"
+        group.addDependency(child)
+        let queue = ProcedureQueue()
+        queue.addOperation(group)
+        wait(for: group, timeout: 1)
+        XCTAssertTrue(group.isFinished, group.stateSummary)
+        XCTAssertFalse(misuse.all.isEmpty, "the cycle was not reported")
+    }
+
+    /// `produce(_:)` racing a `finish()` from another thread can accept the operation (no
+    /// throw, no misuse report) and then drop it: it is never added, and no will-add or
+    /// did-add observer runs.
+    ///
+    /// Expected: either `produce` throws (`produceRequiresRunningProcedure`, reported) or the
+    /// operation is added to the queue (with its observers) and runs.
+    /// Observed: with both calls released together, roughly a fifth to a third of the
+    /// accepted operations never run, and the will-add observers ran exactly as often as the
+    /// operations that did run (without the spin rendezvous: about 1 in 30,000).
+    /// Cause: `produce` checks "running" in one critical section (Procedure.swift:365-368) and
+    /// queues `.produce` in another (`send(.produce)`, :375); a finish decided in between is
+    /// handled first, clears `state.queue` and `state.observers` (Procedure+Events.swift:
+    /// 101-109), so `handleProduce` (:151-155) finds no queue and no observers and silently
+    /// does nothing. In a group this would let the group finish without the produced child.
+    func testBUG_ProduceRacingFinishCanSilentlyDropTheOperation() {
+        let iterations = stressIterations(1_000)
+        let queue = ProcedureQueue()
+        let accepted = LockedBox(0)
+        let ran = LockedBox(0)
+        let willAddCalls = LockedBox(0)
+        let returned = expectation(description: "every produce call returned")
+        returned.expectedFulfillmentCount = iterations
+        var producers: [Procedure] = []
+        for _ in 0..<iterations {
+            let produced = BlockOperation { ran.mutate { $0 += 1 } }
+            let skew = Int.random(in: 0..<64)
+            let producer = BlockProcedure(asyncBlock: { procedure in
+                // Both threads spin until both arrived, then run within nanoseconds of each
+                // other; a random skew sweeps the window between produce's check and its send.
+                let rendezvous = AuditRendezvous()
+                DispatchQueue.global().async {
+                    rendezvous.arriveAndSpin()
+                    if (try? procedure.produce(produced)) != nil { accepted.mutate { $0 += 1 } }
+                    returned.fulfill()
+                }
+                DispatchQueue.global().async {
+                    rendezvous.arriveAndSpin()
+                    for _ in 0..<skew { rendezvous.touch() }
+                    procedure.finish()
+                }
+            })
+            producer.addWillAddOperationBlockObserver { procedure, _ in
+                willAddCalls.mutate { $0 += 1 }
+            }
+            producers.append(producer)
+        }
+        queue.addOperations(producers, waitUntilFinished: false)
+        wait(forAll: producers)
+        wait(for: [returned], timeout: 10)
+        // A did-finish observer added now runs behind any event still queued (a late
+        // `.produce`), so once they all ran every accepted operation has been handed over.
+        let drained = expectation(description: "mailboxes drained")
+        drained.expectedFulfillmentCount = iterations
+        for producer in producers { producer.addDidFinishBlockObserver { _, _ in drained.fulfill() } }
+        wait(for: [drained], timeout: 10)
+        let barrier = expectation(description: "queue drained")
+        queue.addBarrierBlock { barrier.fulfill() }
+        wait(for: [barrier], timeout: 10)
+        XCTAssertEqual(
+            ran.value, accepted.value,
+            "operations accepted by produce(_:) but never run; will-add observers ran \(willAddCalls.value) times")
+    }
+}
+
+/// Two threads meet here and leave together (spinning, with a bounded wait).
+final class AuditRendezvous: @unchecked Sendable {
+    private let arrived = Atomic<Int>(0)
+    private let scratch = Atomic<Int>(0)
+
+    func arriveAndSpin() {
+        arrived.add(1, ordering: .acquiringAndReleasing)
+        var spins = 0
+        while arrived.load(ordering: .acquiring) < 2 && spins < 2_000_000 { spins += 1 }
+    }
+
+    /// A little work that the optimiser cannot drop, to skew one side.
+    func touch() { scratch.add(1, ordering: .relaxed) }
 }
