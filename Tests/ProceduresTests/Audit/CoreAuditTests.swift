@@ -345,6 +345,61 @@ extension CoreAuditTests {
     }
 }
 
+// MARK: - Errors and outputs
+
+extension CoreAuditTests {
+    /// A child's own failure is lost when the group is cancelled while that child is already
+    /// finishing.
+    ///
+    /// Expected (GroupProcedure doc: on cancel the group carries "its own cancel errors (and
+    /// the errors its children had before the cancel)"): the child had begun finishing with
+    /// `failure` before the group was cancelled (its cancel was ignored), so `failure` is not
+    /// an echo of the cancel and the group reports it.
+    /// Observed: the group finishes cancelled with no errors at all.
+    /// Cause: `handleChildFinished` (GroupProcedure.swift:214-222) decides whether to collect
+    /// by `group.cancelled` at the time the child's finish is *handled*, not by whether the
+    /// child's errors came from the cancel.
+    func testBUG_GroupDropsAChildFailureThatPrecededItsCancel() {
+        let failure = TestError("real failure")
+        let child = BlockProcedure(asyncBlock: { _ in })
+        let group = GroupProcedure(operations: [child])
+        child.addWillFinishBlockObserver { _, _ in group.cancel() }
+        let executing = expectation(description: "child executing")
+        child.addDidExecuteBlockObserver { _ in executing.fulfill() }
+        let queue = ProcedureQueue()
+        queue.addOperation(group)
+        wait(for: [executing], timeout: 5)
+        child.finish(withError: failure)
+        wait(for: group)
+        XCTAssertTrue(group.isCancelled)
+        XCTAssertEqual(child.errors.compactMap { $0 as? TestError }, [failure])
+        XCTAssertEqual(group.errors.compactMap { $0 as? TestError }, [failure], "the child's own failure was dropped: \(group.errors)")
+    }
+
+    /// A `ResultProcedure` subclass whose first finish carries no output ends up with the
+    /// output of a later, ignored finish.
+    ///
+    /// Expected (ResultProcedure.swift:55-56: "The output belongs to the first finish; a
+    /// second one … must not overwrite it"): `output` stays nil; the second finish is
+    /// reported as `.finishedTwice`.
+    /// Observed: `output` is 2.
+    /// Cause: `finish(withOutput:)` (ResultProcedure.swift:52-59) stores the value when
+    /// `storedOutput == nil && !isFinished`; a first plain `finish()` that is still queued
+    /// (inside `execute()`) leaves both true.
+    func testBUG_LaterIgnoredFinishWithOutputOverwritesTheFirstFinish() {
+        final class FinishesTwice: ResultProcedure<Int>, @unchecked Sendable {
+            override func execute() {
+                finish()
+                finish(withOutput: 2)
+            }
+        }
+        let procedure = FinishesTwice()
+        wait(for: procedure)
+        XCTAssertEqual(misuse.kinds(about: procedure), [.finishedTwice])
+        XCTAssertNil(procedure.output, "the ignored second finish supplied the output")
+    }
+}
+
 /// Two threads meet here and leave together (spinning, with a bounded wait).
 final class AuditRendezvous: @unchecked Sendable {
     private let arrived = Atomic<Int>(0)
