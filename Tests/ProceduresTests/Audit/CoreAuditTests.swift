@@ -400,6 +400,47 @@ extension CoreAuditTests {
     }
 }
 
+// MARK: - Misuse reported once
+
+extension CoreAuditTests {
+    /// A two-procedure cycle closed by two threads at once can be reported twice.
+    ///
+    /// Expected (brief: each misuse "reported once"): one `.dependencyCycle` report per cycle.
+    /// Observed: some iterations report the same cycle twice (once per thread).
+    /// Cause: `claim` runs `checkForCycle` after registering with the dependencies
+    /// (Procedure+Dependencies.swift:51-56); when both members are claimed concurrently, both
+    /// see themselves waited on and both find and report the cycle
+    /// (DependencyCycle.swift:9-19). The double `cancelTogether` is harmless; the report is not.
+    func testBUG_CycleClosedConcurrentlyIsReportedTwice() {
+        let iterations = stressIterations(500)
+        var doubles = 0
+        var all: [Procedure] = []
+        for _ in 0..<iterations {
+            let a = BlockProcedure {}
+            let b = BlockProcedure {}
+            a.addDependency(b)
+            b.addDependency(a)
+            let queue = ProcedureQueue()
+            let rendezvous = AuditRendezvous()
+            let added = DispatchGroup()
+            for procedure in [a, b] {
+                added.enter()
+                DispatchQueue.global().async {
+                    rendezvous.arriveAndSpin()
+                    queue.addOperation(procedure)
+                    added.leave()
+                }
+            }
+            added.wait()
+            let reports = misuse.reports(aboutAny: [a, b]).filter { $0.kind == .dependencyCycle }
+            if reports.count > 1 { doubles += 1 }
+            all += [a, b]
+        }
+        wait(forAll: all)
+        XCTAssertEqual(doubles, 0, "cycles reported twice in \(doubles) of \(iterations) iterations")
+    }
+}
+
 /// Two threads meet here and leave together (spinning, with a bounded wait).
 final class AuditRendezvous: @unchecked Sendable {
     private let arrived = Atomic<Int>(0)
