@@ -15,7 +15,7 @@ final class CoreAuditTests: MisuseRecordingTestCase {
     /// and plain `BlockOperation`s on the same queue do run).
     /// Observed: `start()` reports `.startedOutsideQueue` and the procedure stays `ready`
     /// forever (hang).
-    /// Cause: `Procedure.start()` (Sources/Procedures/Procedure/Procedure.swift:289-297) only
+    /// Cause: `Procedure.start()` (Sources/Procedures/Procedure/Procedure.swift:262-270) only
     /// accepts a start when `OperationQueue.current === state.queue`; corelibs'
     /// `OperationQueue.current` returns `OperationQueue.main` whenever it is called on the main
     /// thread, so the owning queue's own start is rejected as misuse.
@@ -40,7 +40,7 @@ final class CoreAuditTests: MisuseRecordingTestCase {
     /// before it has finished.
     /// Observed: the barrier runs at once, before the earlier procedure even started.
     /// Cause: waiting procedures are kept out of Foundation's queue
-    /// (Sources/Procedures/Queue/ProcedureQueue.swift:96-111, `enqueueReady`), and
+    /// (Sources/Procedures/Queue/ProcedureQueue.swift:114-119, `enqueueReady`), and
     /// `addBarrierBlock` is inherited unchanged, so Foundation's barrier only depends on the
     /// operations it holds.
     func testBUG_BarrierBlockDoesNotWaitForProceduresWaitingOnDependencies() {
@@ -74,7 +74,7 @@ final class CoreAuditTests: MisuseRecordingTestCase {
     /// Observed: both stay alive.
     /// Cause: `addDependency` stores the dependency strongly in `state.dependencies` and the
     /// dependent strongly in the dependency's `state.dependents`
-    /// (Sources/Procedures/Procedure/Procedure.swift:343-349); only finishing breaks the cycle.
+    /// (Sources/Procedures/Procedure/Procedure.swift:373 and :381); only finishing breaks the cycle.
     func testBUG_DependencyBetweenProceduresThatNeverRunLeaksBoth() {
         weak var weakA: Procedure?
         weak var weakB: Procedure?
@@ -137,8 +137,8 @@ extension CoreAuditTests {
     /// Observed: `Fatal error: operations finished, executing or already in a queue cannot be
     /// enqueued` (SIGILL/SIGTRAP).
     /// Cause: a plain `OperationQueue` never claims the procedure (phase stays `initial`), so
-    /// `ProcedureQueue.enqueue` → `claim` succeeds (Procedure+Dependencies.swift:29-35) and
-    /// `enqueueReady` calls `super.addOperation` (ProcedureQueue.swift:108) on an operation
+    /// `ProcedureQueue.enqueue` → `claim` succeeds (Procedure+Dependencies.swift:29-36) and
+    /// `enqueueReady` calls `super.addOperation` (ProcedureQueue.swift:117) on an operation
     /// Foundation already holds.
     func testBUG_ProcedureInAPlainQueueThenAddedToAProcedureQueueCrashes() {
         guard isChild else {
@@ -164,7 +164,7 @@ extension CoreAuditTests {
     /// Observed: the plain queue's start is reported, then the dependency finishes and
     /// `enqueueReady` → `super.addOperation` hits Foundation's fatal error "operations
     /// finished, executing or already in a queue cannot be enqueued".
-    /// Cause: ProcedureQueue.swift:105-111 hands a ready procedure to Foundation without
+    /// Cause: ProcedureQueue.swift:114-119 hands a ready procedure to Foundation without
     /// knowing whether another `OperationQueue` already took it.
     func testBUG_WaitingProcedureAlsoAddedToAPlainQueueCrashesWhenItBecomesReady() {
         guard isChild else {
@@ -189,7 +189,7 @@ extension CoreAuditTests {
     /// procedure dependencies (without blocking)"; a chain of any length runs.
     /// Observed: the child process dies of SIGSEGV (stack overflow) with 20,000 links.
     /// Cause: a dependency's `handleFinish` calls `waiter.dependencyDidFinish()`
-    /// (Procedure+Events.swift:135) → `perform(.start)` → `startAfterWaiting` → `send(.start)`
+    /// (Procedure+Events.swift:139) → `perform(.start)` (Procedure+Dependencies.swift:85) → `startAfterWaiting` → `send(.start)`
     /// → … → `execute()` → `finish()` → `handleFinish` of the next link, all on one stack:
     /// the `.start` ready action recurses instead of being dispatched.
     func testBUG_LongChainStartedByHandOverflowsTheStack() {
@@ -220,8 +220,8 @@ extension CoreAuditTests {
     /// Cause: a child's `handleFinish` → `ProcedureQueue.procedureDidFinish` →
     /// `GroupProcedure.childDidFinish` → `send(.childFinished)` handles the event on the same
     /// thread → `finishIfDone` → `finishAutomatically` → `handleFinish` of the group → … one
-    /// level of recursion per nesting level (Procedure+Events.swift:145,
-    /// GroupProcedure.swift:205-227).
+    /// level of recursion per nesting level (Procedure+Events.swift:153,
+    /// GroupProcedure.swift:206-228).
     func testBUG_DeeplyNestedGroupsOverflowTheStackWhenTheyFinish() {
         guard isChild else {
             assertChildSurvives("testBUG_DeeplyNestedGroupsOverflowTheStackWhenTheyFinish")
@@ -243,7 +243,7 @@ extension CoreAuditTests {
     /// add is reported and ignored; the group then runs when added to a queue.
     /// Observed: no report for the `addChild`; adding the group to a queue is then reported as
     /// `.addedToSecondQueue` (its own private queue claimed it) and it never runs.
-    /// Cause: `GroupProcedure.adoptChild` (GroupProcedure.swift:134-163) does not refuse the
+    /// Cause: `GroupProcedure.adoptChild` (GroupProcedure.swift:130-160) does not refuse the
     /// group itself (nor an ancestor), and `ProcedureQueue.enqueue` claims it for the group's
     /// private, still suspended queue.
     func testBUG_GroupAddedAsItsOwnChildHangsSilently() {
@@ -265,7 +265,7 @@ extension CoreAuditTests {
     /// refused) and everything finishes.
     /// Observed: nothing is reported; the group waits for the child, which waits for the
     /// group to start its private queue.
-    /// Cause: `Procedure.checkForCycle` (DependencyCycle.swift:9-20) only walks procedure
+    /// Cause: `Procedure.checkForCycle` (DependencyCycle.swift:9-10) only walks procedure
     /// dependencies between *waiting* procedures; "a group waits for its children" is not an
     /// edge it knows about, and the child is `ready` (parked in the suspended private queue),
     /// not waiting.
@@ -290,10 +290,10 @@ extension CoreAuditTests {
     /// Observed: with both calls released together, roughly a fifth to a third of the
     /// accepted operations never run, and the will-add observers ran exactly as often as the
     /// operations that did run (without the spin rendezvous: about 1 in 30,000).
-    /// Cause: `produce` checks "running" in one critical section (Procedure.swift:365-368) and
-    /// queues `.produce` in another (`send(.produce)`, :375); a finish decided in between is
+    /// Cause: `produce` checks "running" in one critical section (Procedure.swift:345-348) and
+    /// queues `.produce` in another (`send(.produce)`, :356); a finish decided in between is
     /// handled first, clears `state.queue` and `state.observers` (Procedure+Events.swift:
-    /// 101-109), so `handleProduce` (:151-155) finds no queue and no observers and silently
+    /// 114-121), so `handleProduce` (:156-161) finds no queue and no observers and silently
     /// does nothing. In a group this would let the group finish without the produced child.
     func testBUG_ProduceRacingFinishCanSilentlyDropTheOperation() {
         let iterations = stressIterations(1_000)
@@ -356,7 +356,7 @@ extension CoreAuditTests {
     /// `failure` before the group was cancelled (its cancel was ignored), so `failure` is not
     /// an echo of the cancel and the group reports it.
     /// Observed: the group finishes cancelled with no errors at all.
-    /// Cause: `handleChildFinished` (GroupProcedure.swift:214-222) decides whether to collect
+    /// Cause: `handleChildFinished` (GroupProcedure.swift:210-218) decides whether to collect
     /// by `group.cancelled` at the time the child's finish is *handled*, not by whether the
     /// child's errors came from the cancel.
     func testBUG_GroupDropsAChildFailureThatPrecededItsCancel() {
@@ -383,7 +383,7 @@ extension CoreAuditTests {
     /// second one … must not overwrite it"): `output` stays nil; the second finish is
     /// reported as `.finishedTwice`.
     /// Observed: `output` is 2.
-    /// Cause: `finish(withOutput:)` (ResultProcedure.swift:52-59) stores the value when
+    /// Cause: `finish(withOutput:)` (ResultProcedure.swift:52-58, line 55) stores the value when
     /// `storedOutput == nil && !isFinished`; a first plain `finish()` that is still queued
     /// (inside `execute()`) leaves both true.
     func testBUG_LaterIgnoredFinishWithOutputOverwritesTheFirstFinish() {
@@ -408,7 +408,7 @@ extension CoreAuditTests {
     /// Expected (brief: each misuse "reported once"): one `.dependencyCycle` report per cycle.
     /// Observed: some iterations report the same cycle twice (once per thread).
     /// Cause: `claim` runs `checkForCycle` after registering with the dependencies
-    /// (Procedure+Dependencies.swift:51-56); when both members are claimed concurrently, both
+    /// (Procedure+Dependencies.swift:51-58); when both members are claimed concurrently, both
     /// see themselves waited on and both find and report the cycle
     /// (DependencyCycle.swift:9-19). The double `cancelTogether` is harmless; the report is not.
     func testBUG_CycleClosedConcurrentlyIsReportedTwice() {
