@@ -26,7 +26,8 @@ import Foundation
 ///
 /// A child belongs to the group from the moment it is added: it counts as enqueued, and
 /// adding it to a queue or another group is reported as misuse. A child that cannot be
-/// adopted (already finished, or already on a queue) is not added, and the call is reported.
+/// adopted (already finished, already on a queue, the group itself, or one of the group's own
+/// dependencies) is not added, and the call is reported.
 ///
 /// A subclass that overrides ``execute()`` must call `super.execute()`; children it adds
 /// before or after that call all belong to the group. A group finishes by itself: calling
@@ -115,7 +116,8 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
 
     /// Rewrites or drops the errors of a child that finished with errors; return `[]` to
     /// ignore them. The default keeps them. It runs among the group's own callbacks (never at
-    /// the same time as another of them), and not at all once the group is cancelled.
+    /// the same time as another of them), and not for children cancelled along with the group
+    /// (their errors are echoes of the group's cancel).
     open func transformChildErrors(_ errors: [any Error], from child: Procedure) -> [any Error] {
         errors
     }
@@ -128,6 +130,15 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     // MARK: - Internals
 
     func adoptChild(_ child: Operation) {
+        // A group cannot contain itself, nor a procedure it waits for: it would never finish.
+        let ownDependency = (child as? Procedure).map { child in dependencies.contains { $0 === child } } ?? false
+        guard child !== self, !ownDependency else {
+            ProcedureMisuse.report(
+                .invalidDependency,
+                "\(displayName) cannot have \(child === self ? "itself" : "one of its own dependencies") as a child: it would wait for itself. The child was not added.",
+                subject: self)
+            return
+        }
         let accepted = groupLock.withLock { () -> Bool in
             guard !group.finishing else { return false }
             group.children.append(child)
@@ -198,11 +209,21 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
 
     /// A child finished (told by the group's queue, or by a plain child's sentinel).
     func childDidFinish(_ child: Operation, errors: [any Error]) {
-        send(.childFinished(child, errors: errors))
+        // Trampolined: the group may finish here, and its parent group with it, and so on;
+        // nested inline, deep nesting would grow the stack one level per group.
+        Trampoline.run { self.send(.childFinished(child, errors: errors)) }
+    }
+
+    /// A group must not wait for one of its own children.
+    override func canDepend(on operation: Operation) -> Bool {
+        groupLock.withLock { !group.children.contains { $0 === operation } }
     }
 
     override func handleChildFinished(_ child: Operation, errors: [any Error]) {
-        let collect = !errors.isEmpty && groupLock.withLock { !group.cancelled }
+        // A child cancelled along with the group reports echoes of the group's cancel: drop
+        // them. A child that failed on its own keeps its errors, even if the group was
+        // cancelled meanwhile.
+        let collect = !errors.isEmpty && !(child.isCancelled && groupLock.withLock { group.cancelled })
         if collect, let procedure = child as? Procedure {
             let kept = transformChildErrors(errors, from: procedure)
             groupLock.withLock { group.childErrors.append(contentsOf: kept) }

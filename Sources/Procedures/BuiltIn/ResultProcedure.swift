@@ -49,12 +49,12 @@ open class ResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unche
 
     /// Stores `value` as the output and finishes. Only the first finish counts.
     public final func finish(withOutput value: Output) {
-        outputLock.withLock {
-            // The output belongs to the first finish; a second one (reported as misuse by
-            // `finish()`) must not overwrite it.
-            if storedOutput == nil && !isFinished { storedOutput = value }
+        // Stored only by the finish that wins, in the same step that decides it, so a second
+        // (ignored) finish can never replace the output of the first.
+        let accepted = requestFinish(errors: []) {
+            outputLock.withLock { storedOutput = value }  // lock order: procedure, then output
         }
-        finish()
+        if !accepted { reportSecondFinish() }
     }
 
     /// Runs the closure (subclasses override this and call ``finish(withOutput:)``).
@@ -83,10 +83,11 @@ open class ResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unche
 
     /// Clears the output of a procedure that did not succeed. Overrides must call `super`.
     open override func procedureDidFinish(withErrors errors: [any Error]) {
+        let cancelled = isCancelled  // read first: never take the procedure's lock inside ours
         outputLock.withLock {
             task = nil
             // A value stored by a finish that lost (to a cancel) is not an output.
-            if !errors.isEmpty || isCancelled { storedOutput = nil }
+            if !errors.isEmpty || cancelled { storedOutput = nil }
         }
     }
 }

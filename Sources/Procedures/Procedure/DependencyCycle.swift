@@ -6,16 +6,38 @@ import Foundation
 // still waiting *and* is waited on, and walks only waiting dependencies. Adding a chain in
 // either order therefore costs O(1) per procedure.
 extension Procedure {
+    /// Serialises finding a cycle with deciding its cancels, so that two threads closing the
+    /// same cycle at once find it, cancel it and report it once. Nothing under it runs user
+    /// code: it only reads procedures' states and records cancel decisions.
+    private static let cycleLock = Lock()
+
     static func checkForCycle(through start: Procedure) {
-        guard start.hasWaiters, let cycle = findCycle(through: start) else { return }
-        let names = cycle.map(\.displayName)
+        guard start.hasWaiters else { return }
+        let found = cycleLock.withLock { () -> (names: [String], toHandle: [Procedure])? in
+            guard let cycle = findCycle(through: start) else { return nil }
+            let names = cycle.map(\.displayName)
+            let errors: [any Error] = [ProcedureError.dependencyCycle(names: names)]
+            // Decided together, handled after: cancelled one by one, the first could finish
+            // and release the next, which might start before its own cancel arrived.
+            var decided = false
+            var toHandle: [Procedure] = []
+            for procedure in cycle {
+                switch procedure.requestCancelWithoutHandling(errors: errors) {
+                case .notDecided: break
+                case .decided: decided = true
+                case .decidedMustDrain:
+                    decided = true
+                    toHandle.append(procedure)
+                }
+            }
+            return decided ? (names, toHandle) : nil
+        }
+        guard let found else { return }
         ProcedureMisuse.report(
             .dependencyCycle,
-            "dependency cycle \((names + [names[0]]).joined(separator: " -> ")); its procedures were cancelled so that they finish. Remove one of these dependencies.",
+            "dependency cycle \((found.names + [found.names[0]]).joined(separator: " -> ")); its procedures were cancelled so that they finish. Remove one of these dependencies.",
             subject: start)
-        // Together: cancelled one by one, the first could finish and release the next, which
-        // might start before its own cancel arrived.
-        cancelTogether(cycle) { _ in [ProcedureError.dependencyCycle(names: names)] }
+        for procedure in found.toHandle { procedure.drainEvents() }
     }
 
     /// A path start -> … -> start along waiting dependencies, without the repeated start.

@@ -75,7 +75,13 @@ extension Procedure {
             state.unfinishedDependencies -= 1
             return state.becomeReadyIfPossible()
         }
-        perform(action)
+        if case .start = action {
+            // Started by hand and now ready: start on another thread. Starting here, inside
+            // the dependency's finish, would nest one stack frame per link of a chain.
+            DispatchQueue.global().async { self.startAfterWaiting() }
+        } else {
+            perform(action)
+        }
     }
 
     func perform(_ action: ReadyAction?) {

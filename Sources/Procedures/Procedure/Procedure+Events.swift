@@ -137,7 +137,7 @@ extension Procedure {
         #endif
         didChangeValue(forKey: "isFinished")
         for waiter in waiters { waiter.dependencyDidFinish() }
-        for dependent in dependents where !dependent.isEnqueued {
+        for dependent in dependents.compactMap(\.procedure) where !dependent.isEnqueued {
             // Not claimed by a ProcedureQueue: maybe in a plain OperationQueue, which only
             // re-reads `isReady` when told.
             dependent.willChangeValue(forKey: "isReady")

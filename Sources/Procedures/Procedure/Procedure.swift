@@ -163,12 +163,7 @@ open class Procedure: Operation, @unchecked Sendable {
                 subject: self)
             return
         }
-        if !requestFinish(errors: errors) {
-            ProcedureMisuse.report(
-                .finishedTwice,
-                "\(displayName) was finished twice; the second finish was ignored. Make sure exactly one code path calls finish().",
-                subject: self)
-        }
+        if !requestFinish(errors: errors) { reportSecondFinish() }
     }
 
     /// True for procedures whose finishing the framework owns (groups finish when their last
@@ -181,19 +176,32 @@ open class Procedure: Operation, @unchecked Sendable {
         _ = requestFinish(errors: errors)
     }
 
-    /// Returns false if the procedure had already begun finishing.
-    private func requestFinish(errors: [any Error]) -> Bool {
+    /// Returns false if the procedure had already begun finishing. `onAccepted` runs (under
+    /// the procedure's lock: it must only store a value) when this finish is the one that wins.
+    func requestFinish(errors: [any Error], onAccepted: () -> Void = {}) -> Bool {
         var accepted = true
         send { state in
             switch state.requestFinish(errors: errors) {
             case .duplicate:
                 accepted = false
                 return nil
-            case .deferred: return nil
-            case .post: return .finish
+            case .deferred:
+                onAccepted()
+                return nil
+            case .post:
+                onAccepted()
+                return .finish
             }
         }
         return accepted
+    }
+
+    /// Reports a finish that lost to an earlier one.
+    func reportSecondFinish() {
+        ProcedureMisuse.report(
+            .finishedTwice,
+            "\(displayName) was finished twice; the second finish was ignored. Make sure exactly one code path calls finish().",
+            subject: self)
     }
 
     // MARK: - Cancelling
@@ -215,33 +223,46 @@ open class Procedure: Operation, @unchecked Sendable {
         send { state in state.requestCancel(errors: errors) == .post ? .cancel(errors: errors) : nil }
     }
 
-    /// Decides to cancel and queues the cancel event without handling it; returns true if the
-    /// caller must then call ``drainEvents()``. Cancelling several procedures this way (all
+    /// Decides to cancel and queues the cancel event without handling it; says whether it was
+    /// decided and whether the caller must then call ``drainEvents()``. Cancelling several procedures this way (all
     /// decided first, then all handled) lets none of them run because another was cancelled
     /// and finished first: see `cancelTogether`.
-    func requestCancelWithoutHandling(errors: [any Error]) -> Bool {
+    func requestCancelWithoutHandling(errors: [any Error]) -> CancelRequestOutcome {
         lock.withLock {
-            guard state.requestCancel(errors: errors) == .post else { return false }
-            return state.mailbox.post(.cancel(errors: errors))
+            guard state.requestCancel(errors: errors) == .post else { return .notDecided }
+            return state.mailbox.post(.cancel(errors: errors)) ? .decidedMustDrain : .decided
         }
     }
+
+    enum CancelRequestOutcome { case notDecided, decided, decidedMustDrain }
 
     /// Cancels `operations` as one act: every procedure's cancel is decided and queued, plain
     /// operations are cancelled, and only then are the procedures' cancel events handled. A
     /// procedure that finishes because it was cancelled therefore cannot release a dependent
     /// that is about to be cancelled too (its start is queued behind its cancel).
-    static func cancelTogether(_ operations: [Operation], errors: (Procedure) -> [any Error]) {
+    /// Returns how many procedures this call decided to cancel (others were already cancelled
+    /// or finishing).
+    @discardableResult
+    static func cancelTogether(_ operations: [Operation], errors: (Procedure) -> [any Error]) -> Int {
+        var decided = 0
         var toHandle: [Procedure] = []
         var plain: [Operation] = []
         for operation in operations {
             if let procedure = operation as? Procedure {
-                if procedure.requestCancelWithoutHandling(errors: errors(procedure)) { toHandle.append(procedure) }
+                switch procedure.requestCancelWithoutHandling(errors: errors(procedure)) {
+                case .notDecided: break
+                case .decided: decided += 1
+                case .decidedMustDrain:
+                    decided += 1
+                    toHandle.append(procedure)
+                }
             } else {
                 plain.append(operation)
             }
         }
         for operation in plain { operation.cancel() }
         for procedure in toHandle { procedure.drainEvents() }
+        return decided
     }
 
     /// True once a cancel has been decided (before its hooks run), and the errors so far.
@@ -266,7 +287,7 @@ open class Procedure: Operation, @unchecked Sendable {
         let decision: Decision = lock.withLock {
             switch state.phase {
             case .ready:
-                guard let owner = state.queue, caller === owner else { return .misuse }
+                guard let owner = state.queue, Self.isStarted(by: owner, caller: caller) else { return .misuse }
                 state.phase = .started
                 return .run
             case .initial:
@@ -299,6 +320,15 @@ open class Procedure: Operation, @unchecked Sendable {
         }
     }
 
+    /// True if `caller` (`OperationQueue.current` in `start()`) is `owner` at work. corelibs
+    /// answers `.main` on the main thread, so a queue running on `DispatchQueue.main` counts too.
+    private static func isStarted(by owner: ProcedureQueue, caller: OperationQueue?) -> Bool {
+        if caller === owner { return true }
+        // (DispatchQueue has no stable identity on Linux: compare the main queue by label.)
+        return caller === OperationQueue.main && Thread.isMainThread
+            && owner.underlyingQueue?.label == DispatchQueue.main.label
+    }
+
     private func reportStartMisuse() {
         ProcedureMisuse.report(
             .startedOutsideQueue,
@@ -327,6 +357,9 @@ open class Procedure: Operation, @unchecked Sendable {
     /// cancel their children.
     func cancellationDidTakeEffect(errors: [any Error]) {}
 
+    /// False for an operation this procedure must not wait for (a group's own child).
+    func canDepend(on operation: Operation) -> Bool { true }
+
     /// Handles a `.childFinished` event; only groups have children.
     func handleChildFinished(_ child: Operation, errors: [any Error]) {}
 
@@ -342,9 +375,13 @@ open class Procedure: Operation, @unchecked Sendable {
     /// - Throws: ``ProcedureError/produceRequiresRunningProcedure`` if the procedure is not
     ///   running on a queue (reported to ``ProcedureMisuse`` as well).
     public final func produce(_ operation: Operation) throws {
-        let running = lock.withLock {
-            state.queue != nil && (state.phase == .started || state.phase == .executing)
+        // Decided and queued in one critical section, like cancel and finish: a finish decided
+        // on another thread cannot slip in between and leave the produce event with no queue.
+        var running = false
+        send { state in
+            running = state.queue != nil && (state.phase == .started || state.phase == .executing)
                 && !state.hasBegunFinishing
+            return running ? .produce(operation) : nil
         }
         guard running else {
             ProcedureMisuse.report(
@@ -353,7 +390,6 @@ open class Procedure: Operation, @unchecked Sendable {
                 subject: self)
             throw ProcedureError.produceRequiresRunningProcedure
         }
-        send(.produce(operation))
     }
 
     // MARK: - Dependencies
@@ -368,6 +404,10 @@ open class Procedure: Operation, @unchecked Sendable {
             reportDependencyMisuse("\(displayName) cannot depend on itself")
             return
         }
+        guard canDepend(on: operation) else {
+            reportDependencyMisuse("\(displayName) cannot depend on its own child")
+            return
+        }
         let accepted = lock.withLock { () -> Bool in
             guard state.phase == .initial else { return false }
             if let procedure = operation as? Procedure { state.dependencies.append(procedure) }
@@ -378,7 +418,7 @@ open class Procedure: Operation, @unchecked Sendable {
             return
         }
         if let procedure = operation as? Procedure {
-            procedure.lock.withLock { procedure.state.dependents.append(self) }
+            procedure.lock.withLock { procedure.state.dependents.append(WeakProcedure(procedure: self)) }
         } else {
             super.addDependency(operation)
         }

@@ -26,6 +26,11 @@ enum CancellationPhase: UInt8 {
     case none, requested, cancelled
 }
 
+/// A weak reference to a procedure, for lists that must not keep their members alive.
+struct WeakProcedure {
+    weak var procedure: Procedure?
+}
+
 /// What to do once a waiting procedure becomes ready.
 enum ReadyAction {
     /// Hand it to this queue's underlying `OperationQueue`.
@@ -59,7 +64,8 @@ struct ProcedureState {
     var waiters: [Procedure] = []
     /// Procedures that depend on this one, whether waiting yet or not; those not yet claimed
     /// by a queue hear `isReady` change when it finishes (a plain `OperationQueue` needs that).
-    var dependents: [Procedure] = []
+    /// Held weakly: procedures that never run must not keep each other alive.
+    var dependents: [WeakProcedure] = []
     /// The future of this procedure's outcome (see Bridges): one per procedure, so that every
     /// consumer shares it and the tree rule of cancellation holds.
     var completionFuture: AnyObject?

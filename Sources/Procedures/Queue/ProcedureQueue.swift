@@ -21,6 +21,14 @@ import Foundation
 /// that closes it is added: every procedure on the cycle is cancelled with
 /// ``ProcedureError/dependencyCycle(names:)`` (so it finishes, and so does everything
 /// waiting on it), and the cycle is reported to ``ProcedureMisuse``.
+///
+/// Limitations, both from what corelibs Foundation lets a subclass see:
+/// - Foundation's `operationCount`, `operations` and `addBarrierBlock(_:)` only know the
+///   operations handed to the underlying queue: they do not include procedures still waiting
+///   for dependencies (see ``waitingProcedureCount``), and a barrier does not wait for them.
+/// - Do not put one procedure on a plain `OperationQueue` *and* on a `ProcedureQueue`:
+///   Foundation stops the process when an operation it already holds is enqueued again, and
+///   offers no way to tell that a plain queue holds it.
 open class ProcedureQueue: OperationQueue, @unchecked Sendable {
     // @unchecked: `waiting` and `storedDelegate` are guarded by `lock`; `owningGroup` is set
     // once, before the queue is shared.
