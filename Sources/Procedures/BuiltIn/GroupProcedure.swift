@@ -194,7 +194,16 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         startChildren()
     }
 
+    override func cancellationWasRequested(errors: [any Error]) {
+        cancelChildren(parentErrors: errors)
+    }
+
     override func cancellationDidTakeEffect(errors: [any Error]) {
+        // Usually done already when the cancel was requested; repeating it is harmless.
+        cancelChildren(parentErrors: errors)
+    }
+
+    private func cancelChildren(parentErrors errors: [any Error]) {
         let children = groupLock.withLock { () -> [Operation] in
             group.cancelled = true
             return group.children

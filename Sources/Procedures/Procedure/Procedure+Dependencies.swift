@@ -69,6 +69,14 @@ extension Procedure {
         }
     }
 
+    /// Registers `dependent` to hear `isReady` change when this procedure finishes (nothing
+    /// to do if it already has).
+    func addReadinessListener(_ dependent: Procedure) {
+        lock.withLock {
+            if state.phase != .finished { state.readinessListeners.append(dependent) }
+        }
+    }
+
     /// One of this procedure's dependencies finished.
     func dependencyDidFinish() {
         let action = lock.withLock { () -> ReadyAction? in

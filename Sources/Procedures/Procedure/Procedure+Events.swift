@@ -111,19 +111,19 @@ extension Procedure {
         queue?.procedureWillFinish(self, errors: errors)
 
         willChangeValue(forKey: "isFinished")
-        let (waiters, dependents, finalObservers, cancelled, formerDependencies) = lock.withLock {
+        let (waiters, listeners, finalObservers, cancelled, formerDependencies) = lock.withLock {
             state.phase = .finished
             state.queue = nil
             defer {
                 state.waiters = []
-                state.dependents = []
+                state.readinessListeners = []
                 state.observers = []
                 // Let go of the dependencies, so that a long finished chain is freed link by
                 // link instead of by one deep recursion of deinits.
                 state.dependencies = []
             }
             return (
-                state.waiters, state.dependents, state.observers, state.cancellation == .cancelled,
+                state.waiters, state.readinessListeners, state.observers, state.cancellation == .cancelled,
                 state.dependencies
             )
         }
@@ -137,9 +137,9 @@ extension Procedure {
         #endif
         didChangeValue(forKey: "isFinished")
         for waiter in waiters { waiter.dependencyDidFinish() }
-        for dependent in dependents.compactMap(\.procedure) where !dependent.isEnqueued {
-            // Not claimed by a ProcedureQueue: maybe in a plain OperationQueue, which only
-            // re-reads `isReady` when told.
+        for dependent in listeners where !dependent.isEnqueued {
+            // Not claimed by a ProcedureQueue: in a plain OperationQueue, which only re-reads
+            // `isReady` when told.
             dependent.willChangeValue(forKey: "isReady")
             dependent.didChangeValue(forKey: "isReady")
         }

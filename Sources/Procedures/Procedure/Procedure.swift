@@ -105,11 +105,19 @@ open class Procedure: Operation, @unchecked Sendable {
 
     /// True once every dependency has finished, or once the procedure is cancelled.
     public final override var isReady: Bool {
-        let (cancelled, phase, dependencies) = lock.withLock {
-            (state.cancellation == .cancelled, state.phase, state.dependencies)
+        let (cancelled, phase, dependencies, firstAsk) = lock.withLock {
+            defer { if state.phase == .initial { state.listensForReadiness = true } }
+            return (state.cancellation == .cancelled, state.phase, state.dependencies, !state.listensForReadiness)
         }
         if cancelled { return true }
         if phase >= .ready { return super.isReady }
+        if phase == .initial && firstAsk {
+            // Asked before any ProcedureQueue claimed it: most likely a plain OperationQueue
+            // adding it, which re-reads `isReady` only when told. Ask the dependencies to tell.
+            // (Registered only on demand, so procedures that never meet a plain queue keep no
+            // references from their dependencies back to them.)
+            for dependency in dependencies { dependency.addReadinessListener(self) }
+        }
         return dependencies.allSatisfy { $0.isFinished } && super.isReady
     }
 
@@ -220,7 +228,12 @@ open class Procedure: Operation, @unchecked Sendable {
     /// will-cancel and the did-cancel hooks. A procedure that has not started will not
     /// execute; one that is executing must finish itself.
     public final func cancel(withErrors errors: [any Error]) {
-        send { state in state.requestCancel(errors: errors) == .post ? .cancel(errors: errors) : nil }
+        var decided = false
+        send { state in
+            decided = state.requestCancel(errors: errors) == .post
+            return decided ? .cancel(errors: errors) : nil
+        }
+        if decided { cancellationWasRequested(errors: errors) }
     }
 
     /// Decides to cancel and queues the cancel event without handling it; says whether it was
@@ -246,21 +259,24 @@ open class Procedure: Operation, @unchecked Sendable {
     static func cancelTogether(_ operations: [Operation], errors: (Procedure) -> [any Error]) -> Int {
         var decided = 0
         var toHandle: [Procedure] = []
+        var requested: [(Procedure, [any Error])] = []
         var plain: [Operation] = []
         for operation in operations {
             if let procedure = operation as? Procedure {
-                switch procedure.requestCancelWithoutHandling(errors: errors(procedure)) {
-                case .notDecided: break
-                case .decided: decided += 1
-                case .decidedMustDrain:
-                    decided += 1
-                    toHandle.append(procedure)
+                let procedureErrors = errors(procedure)
+                switch procedure.requestCancelWithoutHandling(errors: procedureErrors) {
+                case .notDecided: continue
+                case .decided: break
+                case .decidedMustDrain: toHandle.append(procedure)
                 }
+                decided += 1
+                requested.append((procedure, procedureErrors))
             } else {
                 plain.append(operation)
             }
         }
         for operation in plain { operation.cancel() }
+        for (procedure, procedureErrors) in requested { procedure.cancellationWasRequested(errors: procedureErrors) }
         for procedure in toHandle { procedure.drainEvents() }
         return decided
     }
@@ -357,6 +373,11 @@ open class Procedure: Operation, @unchecked Sendable {
     /// cancel their children.
     func cancellationDidTakeEffect(errors: [any Error]) {}
 
+    /// Called by `cancel()` right after a cancel was decided, on the caller's thread, even if
+    /// the cancel hooks must wait for a running callback: a group cancels its children here,
+    /// so that once `cancel()` returns no child can start uncancelled.
+    func cancellationWasRequested(errors: [any Error]) {}
+
     /// False for an operation this procedure must not wait for (a group's own child).
     func canDepend(on operation: Operation) -> Bool { true }
 
@@ -417,11 +438,7 @@ open class Procedure: Operation, @unchecked Sendable {
             reportDependencyMisuse("addDependency was called on \(displayName) after it was added to a queue or started")
             return
         }
-        if let procedure = operation as? Procedure {
-            procedure.lock.withLock { procedure.state.dependents.append(WeakProcedure(procedure: self)) }
-        } else {
-            super.addDependency(operation)
-        }
+        if !(operation is Procedure) { super.addDependency(operation) }
     }
 
     /// Makes several dependencies at once. See ``addDependency(_:)``.

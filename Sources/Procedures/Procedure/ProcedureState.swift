@@ -26,11 +26,6 @@ enum CancellationPhase: UInt8 {
     case none, requested, cancelled
 }
 
-/// A weak reference to a procedure, for lists that must not keep their members alive.
-struct WeakProcedure {
-    weak var procedure: Procedure?
-}
-
 /// What to do once a waiting procedure becomes ready.
 enum ReadyAction {
     /// Hand it to this queue's underlying `OperationQueue`.
@@ -62,10 +57,12 @@ struct ProcedureState {
     var readyAction: ReadyAction?
     /// Procedures waiting on this one; told when it finishes.
     var waiters: [Procedure] = []
-    /// Procedures that depend on this one, whether waiting yet or not; those not yet claimed
-    /// by a queue hear `isReady` change when it finishes (a plain `OperationQueue` needs that).
-    /// Held weakly: procedures that never run must not keep each other alive.
-    var dependents: [WeakProcedure] = []
+    /// Dependents outside any ProcedureQueue that asked for `isReady` (a plain
+    /// `OperationQueue` does when they are added to it): they hear `isReady` change when this
+    /// procedure finishes, since such a queue re-reads it only when told.
+    var readinessListeners: [Procedure] = []
+    /// Set once this procedure has registered as a readiness listener with its dependencies.
+    var listensForReadiness = false
     /// The future of this procedure's outcome (see Bridges): one per procedure, so that every
     /// consumer shares it and the tree rule of cancellation holds.
     var completionFuture: AnyObject?
