@@ -484,7 +484,8 @@ open class Procedure: Operation, @unchecked Sendable {
 
     /// Attaches `observer`; it receives every later event of this procedure.
     ///
-    /// An observer added after the procedure finished receives `didFinish` once.
+    /// An observer added after the procedure finished receives `didFinish` once: at once, or,
+    /// if the procedure is still handling its last events on another thread, right after them.
     public final func addObserver(_ observer: any ProcedureObserver) {
         let late = lock.withLock { () -> Bool in
             if state.phase == .finished { return true }

@@ -95,9 +95,14 @@ final class BlockObserverTests: CoreTestCase {
         let trace = CoreTrace()
         trace.observe(procedure)
         let errorIDs = LockedBox<[String]>([])
+        let delivered = expectation(description: "late did-finish delivered")
         procedure.addDidFinishBlockObserver { _, errors in
             errorIDs.mutate { $0 += errors.compactMap { ($0 as? TestError)?.id } }
+            delivered.fulfill()
         }
+        // Delivered at once, or, if the finishing thread is still handling the procedure's
+        // events, right after them: not necessarily before addObserver returns.
+        wait(for: [delivered], timeout: 10)
         XCTAssertEqual(trace.entries, ["didFinish"])
         XCTAssertEqual(errorIDs.value, ["e"])
     }
