@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Releases objects from a loop instead of from inside the deinit that dropped them.
 ///
 /// Why: a pending chain is held from its tail (each derived future holds the one it waits on).
@@ -24,23 +16,8 @@ import Darwin
         var draining = false
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        #if canImport(Darwin)
-        let status = pthread_key_create(&key) { Unmanaged<Queue>.fromOpaque($0).release() }
-        #else
-        let status = pthread_key_create(&key) { if let raw = $0 { Unmanaged<Queue>.fromOpaque(raw).release() } }
-        #endif
-        precondition(status == 0, "pthread_key_create failed")
-        return key
-    }()
-
-    private static var current: Queue {
-        if let raw = pthread_getspecific(key) { return Unmanaged<Queue>.fromOpaque(raw).takeUnretainedValue() }
-        let queue = Queue()
-        pthread_setspecific(key, Unmanaged.passRetained(queue).toOpaque())
-        return queue
-    }
+    private static let queues = PerThread { Queue() }
+    private static var current: Queue { queues.current }
 
     /// Takes the references out of `objects` (leaving it empty) and releases them, later if
     /// this thread is already releasing. The caller must hold no other reference to them.

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Something with queued stream work to run: a ``FutureStream`` with deliveries to drain.
 protocol StreamDrainable: AnyObject {
     /// Runs the queued work (deliveries, finishes) now.
@@ -29,23 +21,8 @@ enum StreamTrampoline {
         var running = false
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        #if canImport(Darwin)
-        let status = pthread_key_create(&key) { Unmanaged<Queue>.fromOpaque($0).release() }
-        #else
-        let status = pthread_key_create(&key) { if let raw = $0 { Unmanaged<Queue>.fromOpaque(raw).release() } }
-        #endif
-        precondition(status == 0, "pthread_key_create failed")
-        return key
-    }()
-
-    private static var current: Queue {
-        if let raw = pthread_getspecific(key) { return Unmanaged<Queue>.fromOpaque(raw).takeUnretainedValue() }
-        let queue = Queue()
-        pthread_setspecific(key, Unmanaged.passRetained(queue).toOpaque())
-        return queue
-    }
+    private static let queues = PerThread { Queue() }
+    private static var current: Queue { queues.current }
 
     /// Drains `stream` now, or after the work this thread is already running.
     static func drain(_ stream: any StreamDrainable) {

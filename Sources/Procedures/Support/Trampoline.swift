@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Runs work from a per-thread loop instead of nesting it.
 ///
 /// Why: when a group's last child finishes, the group finishes inside the child's finish, and
@@ -20,23 +12,8 @@ enum Trampoline {
         var running = false
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        #if canImport(Darwin)
-            let status = pthread_key_create(&key) { Unmanaged<Queue>.fromOpaque($0).release() }
-        #else
-            let status = pthread_key_create(&key) { if let raw = $0 { Unmanaged<Queue>.fromOpaque(raw).release() } }
-        #endif
-        precondition(status == 0, "pthread_key_create failed")
-        return key
-    }()
-
-    private static var current: Queue {
-        if let raw = pthread_getspecific(key) { return Unmanaged<Queue>.fromOpaque(raw).takeUnretainedValue() }
-        let queue = Queue()
-        pthread_setspecific(key, Unmanaged.passRetained(queue).toOpaque())
-        return queue
-    }
+    private static let queues = PerThread { Queue() }
+    private static var current: Queue { queues.current }
 
     /// Runs `work` now, or, if this thread is already running trampolined work, right after it.
     static func run(_ work: @escaping () -> Void) {
