@@ -119,7 +119,7 @@ public final class TransformProcedure<Input: Sendable, Output: Sendable>: Result
     /// Transforms the input, or fails if there is none.
     public override func execute() {
         guard let input else {
-            finish(withError: ProcedureError.dependencyProducedNoOutput(name: displayName + ".input"))
+            finish(withError: ProcedureError.missingInput(name: displayName))
             return
         }
         do { finish(withOutput: try transform(input)) } catch { finish(withError: error) }

@@ -17,9 +17,9 @@ public enum ProcedureError: Error, Sendable, CustomStringConvertible {
     case noOutput(name: String)
     /// A procedure failed with several errors; they are all here, in order.
     case multiple(errors: [any Error])
-    /// The procedure was awaited but belongs to no queue, so nothing would ever start it.
-    /// Use `ProcedureQueue.run(_:)`, which adds it for you.
-    case notEnqueued(name: String)
+    /// The procedure (named) needs an input and executed without one (a
+    /// ``TransformProcedure`` whose input was neither set nor injected).
+    case missingInput(name: String)
 
     /// A one-line explanation.
     public var description: String {
@@ -40,8 +40,8 @@ public enum ProcedureError: Error, Sendable, CustomStringConvertible {
             return "\(name) finished without an output"
         case .multiple(let errors):
             return "\(errors.count) errors: \(errors)"
-        case .notEnqueued(let name):
-            return "\(name) was awaited but belongs to no queue; use ProcedureQueue.run(_:)"
+        case .missingInput(let name):
+            return "\(name) executed without an input"
         }
     }
 }

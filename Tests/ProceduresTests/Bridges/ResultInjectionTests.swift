@@ -126,3 +126,17 @@ final class ResultInjectionTests: MisuseRecordingTestCase {
         XCTAssertEqual(name, "B")
     }
 }
+
+final class TransformWithoutInputTests: XCTestCase {
+    func testATransformWithNeitherInputNorInjectionFailsWithMissingInput() {
+        let transform = TransformProcedure { (x: Int) in x * 2 }
+        transform.name = "double"
+        wait(for: transform)
+        assertProcedureFinishedWithErrors(transform, count: 1)
+        guard case .missingInput(let name)? = transform.errors.first as? ProcedureError else {
+            return XCTFail("expected missingInput, got \(transform.errors)")
+        }
+        XCTAssertEqual(name, "double")
+        XCTAssertNil(transform.output)
+    }
+}
