@@ -24,14 +24,20 @@ struct Report: Sendable {
         return report
     }
 
-    /// Composes the report from one future per file: every file's future becomes a future of
+    /// Composes the report from one future per file: each file's future becomes a future of
     /// its outcome (never failing, so that one bad file cannot sink the report), and `fold`
     /// combines them once all have completed.
     static func compose(from files: [ReadWithRetry]) -> Future<Report> {
         files.map { file in
-            file.future.map(FileOutcome.measured)
-                .recover { error in .unreadable(path: file.path, reason: describe(error)) }
-                .recoverCancelled { .cancelled }
+            let outcome = Promise<FileOutcome>()
+            file.future.onComplete(context: .immediate) { result in
+                switch result {
+                case .success(let stats): outcome.succeed(.measured(stats))
+                case .failure(let error): outcome.succeed(.unreadable(path: file.path, reason: describe(error)))
+                case .cancelled: outcome.succeed(.cancelled)
+                }
+            }
+            return outcome.future
         }
         .fold(initial: Report()) { report, outcome in report.adding(outcome) }
     }
@@ -69,20 +75,5 @@ struct Report: Sendable {
             for file in unreadable.sorted(by: { $0.path < $1.path }) { out += "  \(file.path): \(file.reason)\n" }
         }
         return out
-    }
-}
-
-extension Future {
-    /// A future that replaces cancellation with a value (the demo's report counts cancelled files).
-    func recoverCancelled(_ value: @escaping @Sendable () -> Value) -> Future<Value> {
-        let promise = Promise<Value>()
-        onComplete(context: .immediate) { result in
-            switch result {
-            case .success(let v): promise.succeed(v)
-            case .failure(let e): promise.fail(e)
-            case .cancelled: promise.succeed(value())
-            }
-        }
-        return promise.future
     }
 }
