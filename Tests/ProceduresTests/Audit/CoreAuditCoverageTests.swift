@@ -116,13 +116,13 @@ final class CoreAuditCoverageTests: MisuseRecordingTestCase {
             let queue = ProcedureQueue()
             queue.addOperation(outer)
             let rendezvous = AuditRendezvous()
-            let late = LockedBox<[TestProcedure]>([])
+            let late = LockedBox<[LateChild]>([])
             let done = DispatchGroup()
             done.enter()
             DispatchQueue.global().async {
                 rendezvous.arriveAndSpin()
                 for index in 0..<8 {
-                    let child = TestProcedure(name: "late \(index)")
+                    let child = LateChild(name: "late \(index)")
                     (index.isMultiple(of: 2) ? inner : outer).addChild(child)
                     late.mutate { $0.append(child) }
                 }
@@ -134,15 +134,29 @@ final class CoreAuditCoverageTests: MisuseRecordingTestCase {
             everything += [outer, inner] + late.value
         }
         wait(forAll: everything, timeout: 30)
-        // A late child either ran before the cancel reached it (and then, finishing inside
-        // execute(), ignored it) or was cancelled and never executed: never both, never neither.
-        for child in everything.compactMap({ $0 as? TestProcedure }) where child.isEnqueued {
-            XCTAssertNotEqual(child.isCancelled, child.didExecute, child.stateSummary)
+        // A late child was cancelled before it started (and never executed), or it executed
+        // (and the cancel, if it came, was delivered while it ran): never executed after its
+        // cancellation, never neither.
+        for child in everything.compactMap({ $0 as? LateChild }) where child.isEnqueued {
+            XCTAssertTrue(child.isCancelled || child.didExecute, child.stateSummary)
+            XCTAssertFalse(child.wasCancelledWhenExecuteBegan, "\(child.stateSummary) executed after its cancellation")
         }
         XCTAssertTrue(everything.allSatisfy(\.isFinished))
         // Children that were refused (group already finishing) are reported, not silently lost.
         for procedure in everything.compactMap({ $0 as? TestProcedure }) where !procedure.isEnqueued {
             XCTAssertEqual(misuse.kinds(about: procedure), [.childAddedToFinishingGroup])
+        }
+    }
+
+    /// Remembers whether it was already cancelled when `execute()` began (the library must
+    /// never call `execute()` on a procedure whose cancellation has been delivered).
+    private final class LateChild: TestProcedure, @unchecked Sendable {
+        private let cancelledAtExecute = LockedBox(false)
+        var wasCancelledWhenExecuteBegan: Bool { cancelledAtExecute.value }
+        override func execute() {
+            let cancelled = isCancelled
+            cancelledAtExecute.mutate { $0 = cancelled }
+            super.execute()
         }
     }
 
