@@ -49,6 +49,15 @@ extension Procedure {
             return (promise.future, true)
         }
         guard isNew else { return future }
+        // Finished already: its errors and cancellation are final, so complete at once rather
+        // than through a late did-finish observer (which may run just after this returns).
+        let finished = lock.withLock { () -> (cancelled: Bool, errors: [any Error])? in
+            state.phase == .finished ? (state.cancellation == .cancelled, state.errors) : nil
+        }
+        if let finished {
+            promise.complete(Procedure.outcome(cancelled: finished.cancelled, errors: finished.errors) ?? .success(()))
+            return future
+        }
         promise.onRequestCancel { [weak self] _ in
             guard let self else { return .complete(.cancelled) }
             let enqueued = isEnqueued

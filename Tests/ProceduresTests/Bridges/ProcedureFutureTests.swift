@@ -161,6 +161,18 @@ final class ProcedureFutureTests: MisuseRecordingTestCase {
         XCTAssertEqual(cancelled.future.result?.isCancelled, true)
     }
 
+    /// The future is complete when `future` returns even if the procedure's worker is still
+    /// delivering its last events (a late observer would complete it a moment later).
+    func testFutureAskedRightAfterTheFinishIsAlreadyComplete() {
+        let queue = ProcedureQueue()
+        for index in 0..<stressIterations(2_000) {
+            let procedure = ResultProcedure { index }
+            queue.addOperation(procedure)
+            wait(for: procedure)
+            XCTAssertEqual(procedure.future.result?.value, index, "iteration \(index)")
+        }
+    }
+
     // MARK: Tree rule
 
     func testOneOfTwoConsumersCancellingDoesNotCancelTheProcedure() {
