@@ -28,7 +28,7 @@ final class CoreAuditTests: MisuseRecordingTestCase {
 
         let procedure = TestProcedure(name: "on main")
         queue.addOperation(procedure)
-        wait(for: procedure, timeout: 2)
+        wait(for: procedure, timeout: 10)
         XCTAssertEqual(procedure.executeCount, 1)
         XCTAssertEqual(misuse.kinds(about: procedure), [])
     }
@@ -187,7 +187,7 @@ extension CoreAuditTests {
         let plain = OperationQueue()
         plain.addOperation(procedure)
         gate.finish()
-        wait(for: procedure, timeout: 3)
+        wait(for: procedure, timeout: 10)
     }
 
     /// A long chain of procedures started by hand (no queue) overflows the stack when its
@@ -261,7 +261,7 @@ extension CoreAuditTests {
         XCTAssertFalse(misuse.kinds(about: group).isEmpty, "adding a group to itself was not reported")
         let queue = ProcedureQueue()
         queue.addOperation(group)
-        wait(for: group, timeout: 1)
+        wait(for: group, timeout: 10)
         XCTAssertTrue(group.isFinished, "\(group.stateSummary); reports: \(misuse.kinds(about: group))")
     }
 
@@ -284,7 +284,7 @@ extension CoreAuditTests {
         group.addDependency(child)
         let queue = ProcedureQueue()
         queue.addOperation(group)
-        wait(for: group, timeout: 1)
+        wait(for: group, timeout: 10)
         XCTAssertTrue(group.isFinished, group.stateSummary)
         XCTAssertFalse(misuse.all.isEmpty, "the cycle was not reported")
     }

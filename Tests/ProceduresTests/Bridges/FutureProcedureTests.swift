@@ -174,8 +174,13 @@ final class FutureProcedureTests: XCTestCase {
         }
         let other = promise.future.map(context: .immediate) { $0 }  // another consumer
         let procedure = FutureProcedure(promise.future)
+        let procedureAsked = expectation(description: "the procedure's did-cancel ran")
+        procedure.addDidCancelBlockObserver { _, _ in procedureAsked.fulfill() }
         runUntilExecuting(procedure)
         procedure.cancel()
+        // The cancel may be delivered on the worker still finishing its execute event: the
+        // procedure's request goes out from did-cancel, which observers follow.
+        wait(for: [procedureAsked], timeout: 10)
         XCTAssertEqual(asked.value, 0, "`other` still wants the value")
         other.cancel()
         XCTAssertEqual(asked.value, 1, "every consumer has asked")

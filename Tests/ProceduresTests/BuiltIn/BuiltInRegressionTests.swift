@@ -56,7 +56,7 @@ final class BuiltInRegressionTests: MisuseRecordingTestCase {
         let finished = TestProcedure(name: "already finished")
         wait(for: finished)
         let group = GroupProcedure(operations: [finished, TestProcedure(name: "fresh")])
-        wait(for: group, timeout: 2)
+        wait(for: group, timeout: 10)
         XCTAssertTrue(group.isFinished, "the group never finished: \(group.children.map(\.isFinished))")
         XCTAssertEqual(misuse.kinds(about: finished), [.addedAfterFinishing])
     }
@@ -66,7 +66,7 @@ final class BuiltInRegressionTests: MisuseRecordingTestCase {
         let child = TestProcedure(name: "twice")
         let group = GroupProcedure(operations: [child])
         group.addChild(child)
-        wait(for: group, timeout: 2)
+        wait(for: group, timeout: 10)
         XCTAssertTrue(group.isFinished, "the group never finished")
         XCTAssertEqual(child.executeCount, 1)
         // Depending on whether the first copy already finished when the second is enqueued.
@@ -85,7 +85,7 @@ final class BuiltInRegressionTests: MisuseRecordingTestCase {
         ProcedureQueue().addOperation(group)
         otherQueue.isSuspended = false
         wait(for: elsewhere, timeout: 10)
-        wait(for: group, timeout: 2)
+        wait(for: group, timeout: 10)
         XCTAssertTrue(group.isFinished, "the group never finished")
         XCTAssertEqual(misuse.kinds(about: elsewhere), [.addedToSecondQueue])
     }
@@ -128,7 +128,7 @@ final class BuiltInRegressionTests: MisuseRecordingTestCase {
         wait(for: [executed], timeout: 10)
 
         group.cancel()
-        wait(for: group, timeout: 2)
+        wait(for: group, timeout: 10)
         assertProcedureCancelled(group)
         assertProcedureCancelled(child)
         XCTAssertEqual(child.executeCount, 0)

@@ -3,14 +3,15 @@ import ProceduresTesting
 import XCTest
 
 /// A group finishes when its last child does; `finish()` from outside is reported and ignored.
-final class GroupFinishByHandTests: MisuseRecordingTestCase {
+final class GroupFinishByHandTests: CoreTestCase {
     func testFinishOnARunningGroupIsIgnoredAndReported() {
-        let child = TestProcedure(name: "slow child", delay: 0.2)
+        let child = makeGate("child")  // finishes only when the test says so
         let group = GroupProcedure(operations: [child])
         runUntilExecuting(group)
         group.finish()
         XCTAssertEqual(misuse.kinds(about: group), [.finishedByHand])
         XCTAssertFalse(group.isFinished, "the call was ignored")
+        child.finish()
         wait(for: group)
         XCTAssertTrue(child.isFinished, "the group still finished only after its child")
         assertProcedureFinished(group)

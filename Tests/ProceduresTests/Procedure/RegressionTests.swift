@@ -148,7 +148,7 @@ final class RegressionTests: CoreTestCase {
         second.addDidFinishBlockObserver { _, _ in done.fulfill() }
         // Not wait(for:): it would add them to a ProcedureQueue too (and corelibs would crash).
         queue.addOperations([first, second], waitUntilFinished: false)
-        let result = XCTWaiter().wait(for: [done], timeout: 1)
+        let result = XCTWaiter().wait(for: [done], timeout: 10)
         XCTAssertEqual(result, .completed, "first finished: \(first.isFinished), second finished: \(second.isFinished), reports: \(misuse.kinds(about: second))")
         if result != .completed { second.cancel() }  // lets the plain queue drain
     }
