@@ -140,6 +140,25 @@ final class Backup: GroupProcedure, @unchecked Sendable {
 }
 
 final class ProcedureGuideExamplesTests: XCTestCase {
+    private func barrierExample() {
+        let queue = ProcedureQueue()
+        let read = ReadFile(url: URL(fileURLWithPath: "/etc/hostname"))
+        let greet = Greeting(who: "reader")
+        greet.addDependency(read)
+        queue.addOperations([read, greet], waitUntilFinished: false)
+        queue.addBarrierBlock {
+            print("read and greet have finished: \(read.isFinished && greet.isFinished)")
+        }
+        let barrierSaw = LockedBox<Bool?>(nil)
+        let done = expectation(description: "a later operation ran after the barrier")
+        queue.addOperation(BlockOperation {
+            barrierSaw.mutate { $0 = read.isFinished && greet.isFinished }
+            done.fulfill()
+        })
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(barrierSaw.value, true)
+    }
+
     func testWritingProceduresExamples() throws {
         let queue = ProcedureQueue()
         let read = ReadFile(url: URL(fileURLWithPath: "/etc/hostname"))
@@ -149,6 +168,8 @@ final class ProcedureGuideExamplesTests: XCTestCase {
         wait(for: read, greet)
         XCTAssertTrue(read.isFinished)
         assertProcedureFinished(greet)
+
+        barrierExample()
 
         let compute = BlockProcedure { print(6 * 7) }
         let fetch = BlockProcedure(asyncBlock: { procedure in
