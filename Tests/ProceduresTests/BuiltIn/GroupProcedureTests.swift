@@ -148,6 +148,25 @@ final class GroupProcedureTests: MisuseRecordingTestCase {
         XCTAssertEqual(group.children.count, 6)
     }
 
+    /// A child can reach the group's queue as `OperationQueue.current`; a barrier added there
+    /// becomes a child too, so the group waits for it.
+    func testBarrierOnTheGroupsQueueIsWaitedForByTheGroup() {
+        let barrierRan = LockedBox(false)
+        let sibling = TestProcedure(name: "sibling")
+        let child = BlockProcedure {
+            guard let queue = OperationQueue.current as? ProcedureQueue else {
+                XCTFail("a child runs on the group's ProcedureQueue")
+                return
+            }
+            queue.addBarrierBlock { barrierRan.mutate { $0 = true } }
+        }
+        let group = GroupProcedure(operations: [child, sibling])
+        wait(for: group)
+        assertProcedureFinished(group)
+        XCTAssertTrue(barrierRan.value, "the group finished before its barrier ran")
+        XCTAssertEqual(group.children.count, 3)
+    }
+
     func testChildrenAddedInExecuteOverrideBeforeAndAfterSuper() {
         let group = AddingInExecuteGroup()
         let bothFinished = LockedBox<Bool?>(nil)
