@@ -192,9 +192,13 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
             pendingBarrier = procedure
             return Array(waiting.values)
         }
-        // A procedure being handed over is in both lists: depend on it once.
+        // Foundation's list is read after the waiting list, so a procedure handed over in
+        // between is in at least one of them (in both: depend on it once). An operation
+        // another thread added since `pendingBarrier` was set already depends on the barrier:
+        // it comes after, and depending on it as well would deadlock.
         var seen = Set<ObjectIdentifier>()
         for operation in super.operations + parked where seen.insert(ObjectIdentifier(operation)).inserted {
+            if operation.dependencies.contains(where: { $0 === procedure }) { continue }
             procedure.addDependency(operation)
         }
         if let group = owningGroup {

@@ -36,6 +36,35 @@ final class BarrierStressTests: MisuseRecordingTestCase {
         }
     }
 
+    /// Operations added by another thread while a barrier is being added are either before it
+    /// or after it, never both (which would deadlock): everything finishes.
+    func testOperationsAddedWhileABarrierIsAddedAllFinish() {
+        let iterations = stressIterations(1_000)
+        let queue = ProcedureQueue()
+        let barriersRan = exactCountExpectation("every barrier ran", count: iterations)
+        let plainRan = exactCountExpectation("every plain operation ran", count: iterations * 4)
+        var procedures: [Procedure] = []
+        for iteration in 0..<iterations {
+            let added = (0..<4).map { index in
+                let procedure = BlockProcedure {}
+                procedure.name = "concurrent \(index) of \(iteration)"
+                return procedure
+            }
+            stressConcurrently([
+                { queue.addBarrierBlock { barriersRan.fulfill() } },
+                {
+                    for procedure in added {
+                        queue.addOperation(procedure)
+                        queue.addOperation { plainRan.fulfill() }
+                    }
+                },
+            ])
+            procedures += added
+        }
+        wait(for: [barriersRan, plainRan], timeout: 60)
+        wait(forAll: procedures, timeout: 60)
+    }
+
     func testBarrierRacingTheHandOverOfWaitingProcedures() {
         var random = StressRandom()
         let seed = random.seed
