@@ -182,6 +182,11 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
     /// queue.addOperations([download, parse], waitUntilFinished: false)
     /// queue.addBarrierBlock { print("both done") }
     /// ```
+    ///
+    /// Add a procedure's dependencies before a barrier that comes after the procedure: a
+    /// dependency added after the barrier waits for it, and the barrier for the procedure. That
+    /// cycle is cancelled and reported like any other (the barrier's block does not run).
+    /// ``cancelAllOperations()`` cancels a pending barrier too.
     open override func addBarrierBlock(_ barrier: @escaping @Sendable () -> Void) {
         // Not Foundation's barrier: that one depends only on the operations Foundation holds,
         // and makes everything Foundation receives later depend on it, including a procedure

@@ -211,6 +211,32 @@ final class QueueMisuseTests: CoreTestCase {
         XCTAssertEqual((misuse.reports(about: a) + misuse.reports(about: b)).map(\.kind), [.dependencyCycle])
     }
 
+    /// A barrier between a procedure and its dependency closes a cycle: the dependency, added
+    /// after the barrier, waits for it; the barrier waits for the procedure, added before it;
+    /// and the procedure waits for its dependency. (Foundation's own barrier hangs here.)
+    func testBarrierBetweenAProcedureAndItsLaterAddedDependencyIsACycleThatIsReported() {
+        let queue = ProcedureQueue()
+        queue.isSuspended = true
+        let dependent = TestProcedure(name: "dependent")
+        let dependency = TestProcedure(name: "dependency")
+        dependent.addDependency(dependency)
+        queue.addOperation(dependent)
+        let barrierRan = LockedBox(false)
+        queue.addBarrierBlock { barrierRan.mutate { $0 = true } }
+        queue.addOperation(dependency)
+        queue.isSuspended = false
+        wait(for: dependent, dependency)
+        for procedure in [dependent, dependency] {
+            assertProcedureCancelled(procedure, withErrors: true)
+            XCTAssertFalse(procedure.didExecute)
+        }
+        let reports = misuse.all.filter { $0.kind == .dependencyCycle }
+        XCTAssertEqual(reports.count, 1, "\(misuse.all)")
+        XCTAssertTrue(reports.first?.message.contains("barrier") ?? false, "\(reports)")
+        queue.waitUntilAllOperationsAreFinished()
+        XCTAssertFalse(barrierRan.value, "a barrier cancelled as part of a cycle does not run")
+    }
+
     func testProceduresWaitingOnACycleStillRun() {
         let cycle = makeCycle("A", "B")
         let (a, b) = (cycle[0], cycle[1])
