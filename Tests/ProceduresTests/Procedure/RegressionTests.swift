@@ -14,7 +14,7 @@ final class RegressionTests: CoreTestCase {
         // The window is narrow and the machine is shared: race in batches until it shows.
         var bad: [String] = []
         var rounds = 0
-        for _ in 0..<40 where bad.isEmpty {
+        for _ in 0..<stressIterations(40) where bad.isEmpty {
             bad = raceCancelAgainstFinish(rounds: 500)
             rounds += 500
         }
