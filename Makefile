@@ -4,7 +4,7 @@ SWIFT ?= swift
 PROCEDURES_STRESS_SCALE ?= 1
 export PROCEDURES_STRESS_SCALE
 
-.PHONY: build test test-tsan demo bench bench-smoke docs format clean
+.PHONY: build test test-tsan demo bench bench-smoke docs clean
 
 build:
 	$(SWIFT) build
