@@ -37,16 +37,20 @@ struct EventMailbox {
     // Most procedures have at most one event waiting at a time (execute, then finish): one
     // inline slot holds it without allocating; the array takes the rest, in order.
     private var first: ProcedureEvent?
+    // Kept beside `first` so that the hot checks read a Bool instead of asking the enum's
+    // value witness for its tag (this enum's payloads make that an out-of-line call).
+    private var hasFirst = false
     private var rest: [ProcedureEvent] = []
     private var head = 0
     private(set) var isDraining = false
 
-    private var isEmpty: Bool { first == nil && head == rest.count }
+    private var isEmpty: Bool { !hasFirst && head == rest.count }
 
     private mutating func append(_ event: ProcedureEvent) {
         // The slot may only be used when nothing else waits, or the order would break.
         if isEmpty {
             first = event
+            hasFirst = true
         } else {
             rest.append(event)
         }
@@ -73,9 +77,9 @@ struct EventMailbox {
 
     /// The next event, or nil after giving up the handler role (the mailbox is empty).
     mutating func next() -> ProcedureEvent? {
-        if let event = first {
-            first = nil
-            return event
+        if hasFirst {
+            hasFirst = false
+            return first.take()
         }
         guard head < rest.count else {
             isDraining = false
