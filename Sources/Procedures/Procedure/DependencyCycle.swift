@@ -40,6 +40,19 @@ extension Procedure {
         for procedure in found.toHandle { procedure.drainEvents() }
     }
 
+    /// Whether a new cycle through this procedure could pass through `barrier`, which waits
+    /// for everything its queue held before it. Such a cycle ends in a waiter of this
+    /// procedure that the barrier waits for, so not one that waits for the barrier itself (if
+    /// it did, it and the barrier would already form a cycle, found when that one closed).
+    /// Without this test, every link of a chain added dependents-first behind a pending
+    /// barrier would search all that the barrier waits for: quadratic.
+    private func mayCloseACycle(through barrier: BarrierProcedure) -> Bool {
+        let waiters = lock.withLock { state.waiters }
+        return waiters.contains { waiter in
+            !waiter.lock.withLock { waiter.state.dependencies.contains { $0 === barrier } }
+        }
+    }
+
     /// A path start -> … -> start along waiting dependencies, without the repeated start.
     private static func findCycle(through start: Procedure) -> [Procedure]? {
         let firstStep = start.waitingDependencies
@@ -54,6 +67,7 @@ extension Procedure {
             }
             if next === start { return path.map(\.procedure) }
             guard visited.insert(ObjectIdentifier(next)).inserted else { continue }
+            if let barrier = next as? BarrierProcedure, !start.mayCloseACycle(through: barrier) { continue }
             path.append((next, next.waitingDependencies))
         }
         return nil

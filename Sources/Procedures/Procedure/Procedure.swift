@@ -419,6 +419,12 @@ open class Procedure: Operation, @unchecked Sendable {
         }
     }
 
+    /// Drops every plain-Operation dependency, for a finished procedure that should not keep
+    /// them alive (Foundation holds them strongly).
+    func releasePlainDependencies() {
+        for operation in super.dependencies { super.removeDependency(operation) }
+    }
+
     /// Every operation this procedure depends on, procedures first. Once the procedure has
     /// finished it no longer holds its procedure dependencies (so that long chains can be
     /// freed without a deep recursion of deinitializers) and lists only its plain operations.

@@ -31,10 +31,13 @@ import Foundation
 ///   Foundation stops the process when an operation it already holds is enqueued again, and
 ///   offers no way to tell that a plain queue holds it.
 open class ProcedureQueue: OperationQueue, @unchecked Sendable {
-    // @unchecked: `waiting`, `storedDelegate` and `pendingBarrier` are guarded by `lock`; `owningGroup` is set
-    // once, before the queue is shared.
+    // @unchecked: `waiting`, `adding`, `storedDelegate` and `pendingBarrier` are guarded by
+    // `lock`; `owningGroup` is set once, before the queue is shared.
     private let lock = Lock()
     private var waiting: [ObjectIdentifier: Procedure] = [:]
+    /// Operations between reading `pendingBarrier` and landing in `waiting` or Foundation's
+    /// queue: a barrier added meanwhile must wait for them too.
+    private var adding: [ObjectIdentifier: Operation] = [:]
     private weak var storedDelegate: (any ProcedureQueueDelegate)?
     /// The last barrier block's procedure; operations added after it depend on it. It depends
     /// on every earlier operation, including the previous barrier.
@@ -95,18 +98,24 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
                     subject: operation)
                 return false
             }
-            let delegate = self.delegate
+            let (delegate, barrier) = beginAdding(operation)
             delegate?.procedureQueue(self, willAdd: operation)
-            if let barrier = barrierToWaitFor() { operation.addDependency(barrier) }
+            if let barrier { operation.addDependency(barrier) }
             super.addOperation(operation)
+            lock.withLock { _ = adding.removeValue(forKey: ObjectIdentifier(operation)) }
             delegate?.procedureQueue(self, didAdd: operation)
             return true
         }
-        let delegate = self.delegate
-        if !procedure.isEnqueued {
+        let delegate: (any ProcedureQueueDelegate)?
+        if procedure.isEnqueued {
+            delegate = self.delegate  // a misuse, reported below
+        } else {
+            let barrier: BarrierProcedure?
+            (delegate, barrier) = beginAdding(procedure)
             delegate?.procedureQueue(self, willAdd: procedure)
-            if let barrier = barrierToWaitFor(), barrier !== procedure { procedure.addDependency(barrier) }
+            if let barrier, barrier !== procedure { procedure.addDependency(barrier) }
         }
+        // Once claimed, `noteWaiting` or `enqueueReady` takes it out of `adding`.
         switch procedure.claim(queue: self, then: .enqueue(self)) {
         case .claimed:
             delegate?.procedureQueue(self, didAdd: procedure)
@@ -118,7 +127,19 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
         case .finished:
             reportAddMisuse(.addedAfterFinishing, procedure, "has already finished and cannot run again; the add was ignored. Create a new procedure instead.")
         }
+        lock.withLock { _ = adding.removeValue(forKey: ObjectIdentifier(procedure)) }
         return false
+    }
+
+    /// Registers `operation` as being added and returns the delegate and the barrier it must
+    /// wait for, in one critical section with `addBarrierBlock`'s: an operation is either
+    /// seen by a new barrier (and comes before it) or sees it (and comes after).
+    private func beginAdding(_ operation: Operation) -> ((any ProcedureQueueDelegate)?, BarrierProcedure?) {
+        let (delegate, barrier) = lock.withLock { () -> ((any ProcedureQueueDelegate)?, BarrierProcedure?) in
+            adding[ObjectIdentifier(operation)] = operation
+            return (storedDelegate, pendingBarrier)
+        }
+        return (delegate, barrier?.isFinished == false ? barrier : nil)
     }
 
     private func reportAddMisuse(_ kind: ProcedureMisuse.Kind, _ procedure: Procedure, _ what: String) {
@@ -129,7 +150,10 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
     func noteWaiting(_ procedure: Procedure) {
         lock.withLock {
             // Lock order: queue, then procedure. Nothing takes them the other way round.
-            if procedure.isWaiting { waiting[ObjectIdentifier(procedure)] = procedure }
+            if procedure.isWaiting {
+                waiting[ObjectIdentifier(procedure)] = procedure
+                adding.removeValue(forKey: ObjectIdentifier(procedure))
+            }
         }
     }
 
@@ -138,7 +162,10 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
         // Hand over first, then forget: in between the procedure is counted twice, never
         // zero times, so waitUntilAllOperationsAreFinished cannot miss it.
         super.addOperation(procedure)
-        lock.withLock { _ = waiting.removeValue(forKey: ObjectIdentifier(procedure)) }
+        lock.withLock {
+            waiting.removeValue(forKey: ObjectIdentifier(procedure))
+            adding.removeValue(forKey: ObjectIdentifier(procedure))
+        }
     }
 
     // MARK: - Finishing
@@ -150,7 +177,11 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
     }
 
     func procedureDidFinish(_ procedure: Procedure, errors: [any Error]) {
-        if !(procedure is BarrierProcedure) {
+        if let barrier = procedure as? BarrierProcedure {
+            // Later operations need not wait for it any more; the caller still holds it, so
+            // it is not freed under the lock.
+            lock.withLock { if pendingBarrier === barrier { pendingBarrier = nil } }
+        } else {
             delegate?.procedureQueue(self, didFinish: procedure, withErrors: errors)
         }
         owningGroup?.childDidFinish(procedure, errors: errors)
@@ -184,8 +215,10 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
     /// ```
     ///
     /// Add a procedure's dependencies before a barrier that comes after the procedure: a
-    /// dependency added after the barrier waits for it, and the barrier for the procedure. That
-    /// cycle is cancelled and reported like any other (the barrier's block does not run).
+    /// dependency added after the barrier waits for it, and the barrier for the procedure.
+    /// When that dependency is a procedure, the cycle is cancelled and reported like any other
+    /// (the barrier's block does not run); when it is a plain `Operation`, nothing can see the
+    /// cycle and it hangs, as it does with Foundation's own barrier.
     /// ``cancelAllOperations()`` cancels a pending barrier too.
     open override func addBarrierBlock(_ barrier: @escaping @Sendable () -> Void) {
         // Not Foundation's barrier: that one depends only on the operations Foundation holds,
@@ -193,12 +226,13 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
         // that was waiting before the barrier and is handed over after it (a deadlock).
         // This one depends on both kinds; only operations *added* later wait for it.
         let procedure = BarrierProcedure(block: barrier)
-        let parked = lock.withLock { () -> [Procedure] in
-            pendingBarrier = procedure
-            return Array(waiting.values)
+        let (previous, parked) = lock.withLock { () -> (BarrierProcedure?, [Operation]) in
+            defer { pendingBarrier = procedure }
+            return (pendingBarrier, Array(waiting.values) + Array(adding.values))
         }
-        // Foundation's list is read after the waiting list, so a procedure handed over in
-        // between is in at least one of them (in both: depend on it once). An operation
+        _ = consume previous  // released outside the lock: it may hold the last reference to user state
+        // Foundation's list is read after the other two, so an operation handed over in
+        // between is in at least one of them (in several: depend on it once). An operation
         // another thread added since `pendingBarrier` was set already depends on the barrier:
         // it comes after, and depending on it as well would deadlock.
         var seen = Set<ObjectIdentifier>()
@@ -213,13 +247,6 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
         }
     }
 
-    /// The last barrier added, until operations added after it no longer need to wait for it.
-    private func barrierToWaitFor() -> BarrierProcedure? {
-        lock.withLock {
-            if let barrier = pendingBarrier, barrier.isFinished { pendingBarrier = nil }
-            return pendingBarrier
-        }
-    }
 
     /// Blocks until every operation, waiting procedures included, has finished. Like
     /// Foundation's, never call it from the queue's own operations or from `async` code.
