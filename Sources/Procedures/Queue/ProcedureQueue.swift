@@ -36,8 +36,9 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
     private let lock = Lock()
     private var waiting: [ObjectIdentifier: Procedure] = [:]
     /// Operations between reading `pendingBarrier` and landing in `waiting` or Foundation's
-    /// queue: a barrier added meanwhile must wait for them too.
-    private var adding: [ObjectIdentifier: Operation] = [:]
+    /// queue: a barrier added meanwhile must wait for them too. An array, not a dictionary:
+    /// it holds one entry per thread adding at the moment, and hashing cost more.
+    private var adding: [Operation] = []
     private weak var storedDelegate: (any ProcedureQueueDelegate)?
     /// The last barrier block's procedure; operations added after it depend on it. It depends
     /// on every earlier operation, including the previous barrier.
@@ -102,7 +103,7 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
             delegate?.procedureQueue(self, willAdd: operation)
             if let barrier { operation.addDependency(barrier) }
             super.addOperation(operation)
-            lock.withLock { _ = adding.removeValue(forKey: ObjectIdentifier(operation)) }
+            lock.withLock { stopAdding(operation) }
             delegate?.procedureQueue(self, didAdd: operation)
             return true
         }
@@ -127,7 +128,7 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
         case .finished:
             reportAddMisuse(.addedAfterFinishing, procedure, "has already finished and cannot run again; the add was ignored. Create a new procedure instead.")
         }
-        lock.withLock { _ = adding.removeValue(forKey: ObjectIdentifier(procedure)) }
+        lock.withLock { stopAdding(procedure) }
         return false
     }
 
@@ -136,10 +137,18 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
     /// seen by a new barrier (and comes before it) or sees it (and comes after).
     private func beginAdding(_ operation: Operation) -> ((any ProcedureQueueDelegate)?, BarrierProcedure?) {
         let (delegate, barrier) = lock.withLock { () -> ((any ProcedureQueueDelegate)?, BarrierProcedure?) in
-            adding[ObjectIdentifier(operation)] = operation
+            adding.append(operation)
             return (storedDelegate, pendingBarrier)
         }
         return (delegate, barrier?.isFinished == false ? barrier : nil)
+    }
+
+    /// Takes `operation` out of `adding`, if there. Call under `lock`; the caller still holds
+    /// the operation, so it is not freed here.
+    private func stopAdding(_ operation: Operation) {
+        guard let index = adding.lastIndex(where: { $0 === operation }) else { return }
+        adding.swapAt(index, adding.count - 1)
+        adding.removeLast()
     }
 
     private func reportAddMisuse(_ kind: ProcedureMisuse.Kind, _ procedure: Procedure, _ what: String) {
@@ -152,7 +161,7 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
             // Lock order: queue, then procedure. Nothing takes them the other way round.
             if procedure.isWaiting {
                 waiting[ObjectIdentifier(procedure)] = procedure
-                adding.removeValue(forKey: ObjectIdentifier(procedure))
+                stopAdding(procedure)
             }
         }
     }
@@ -164,7 +173,7 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
         super.addOperation(procedure)
         lock.withLock {
             waiting.removeValue(forKey: ObjectIdentifier(procedure))
-            adding.removeValue(forKey: ObjectIdentifier(procedure))
+            stopAdding(procedure)
         }
     }
 
@@ -228,7 +237,7 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
         let procedure = BarrierProcedure(block: barrier)
         let (previous, parked) = lock.withLock { () -> (BarrierProcedure?, [Operation]) in
             defer { pendingBarrier = procedure }
-            return (pendingBarrier, Array(waiting.values) + Array(adding.values))
+            return (pendingBarrier, Array(waiting.values) + adding)
         }
         _ = consume previous  // released outside the lock: it may hold the last reference to user state
         // Foundation's list is read after the other two, so an operation handed over in
