@@ -32,17 +32,18 @@ import Foundation
 ///   offers no way to tell that a plain queue holds it.
 open class ProcedureQueue: OperationQueue, @unchecked Sendable {
     // @unchecked: `waiting`, `adding`, `storedDelegate` and `pendingBarrier` are guarded by
-    // `lock`; `owningGroup` is set once, before the queue is shared.
+    // `lock`; `owningGroup` is set once, before the queue is shared. (The lock also makes the
+    // runtime's exclusivity checks redundant: where they showed in profiles they are off.)
     private let lock = Lock()
-    private var waiting: [ObjectIdentifier: Procedure] = [:]
+    @exclusivity(unchecked) private var waiting: [ObjectIdentifier: Procedure] = [:]
     /// Operations between reading `pendingBarrier` and landing in `waiting` or Foundation's
     /// queue: a barrier added meanwhile must wait for them too. An array, not a dictionary:
     /// it holds one entry per thread adding at the moment, and hashing cost more.
-    private var adding: [Operation] = []
+    @exclusivity(unchecked) private var adding: [Operation] = []
     private weak var storedDelegate: (any ProcedureQueueDelegate)?
     /// The last barrier block's procedure; operations added after it depend on it. It depends
     /// on every earlier operation, including the previous barrier.
-    private var pendingBarrier: BarrierProcedure?
+    @exclusivity(unchecked) private var pendingBarrier: BarrierProcedure?
 
     /// Set by a ``GroupProcedure`` on its private queue: everything added becomes its child.
     weak var owningGroup: GroupProcedure?
