@@ -257,7 +257,6 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
         }
     }
 
-
     /// Blocks until every operation, waiting procedures included, has finished. Like
     /// Foundation's, never call it from the queue's own operations or from `async` code.
     open override func waitUntilAllOperationsAreFinished() {
