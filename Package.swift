@@ -6,16 +6,19 @@ let package = Package(
     products: [
         .library(name: "Procedures", targets: ["Procedures"]),
         .library(name: "ProceduresTesting", targets: ["ProceduresTesting"]),
-        .executable(name: "procedures-demo", targets: ["procedures-demo"]),
+        .executable(name: "steps", targets: ["steps"]),
     ],
     targets: [
         .target(name: "Procedures"),
         .target(name: "ProceduresTesting", dependencies: ["Procedures"]),
-        .executableTarget(name: "procedures-demo", dependencies: ["Procedures"]),
+        .executableTarget(
+            name: "steps", dependencies: ["Procedures"],
+            // The bundled example pipeline, compiled into the binary (`PackageResources.demo_json`).
+            resources: [.embedInCode("demo.json")]),
         .testTarget(
             name: "ProceduresTests",
-            // The demo is a dependency so that `swift test` builds it for the end-to-end test.
-            dependencies: ["Procedures", "ProceduresTesting", "procedures-demo"]),
+            // `steps` is a dependency so that `swift test` builds it for its end-to-end tests.
+            dependencies: ["Procedures", "ProceduresTesting", "steps"]),
     ],
     swiftLanguageModes: [.v6]
 )

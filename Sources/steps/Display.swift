@@ -1,0 +1,89 @@
+import Foundation
+
+/// What the person running the pipeline sees. Events come from any thread; each display
+/// serialises its own writes.
+protocol Display: AnyObject, Sendable {
+    func runStarted(_ description: String)
+    func stepStarted(_ record: StepRecord, attempt: Int)
+    func stepWillRetry(_ record: StepRecord, failedAttempt: Int, reason: String, wait: Double)
+    func stepFinished(_ record: StepRecord, outcome: StepOutcome, logTail: [String], logPath: String)
+    func note(_ text: String)
+    /// Ends the display (a live view stops redrawing) and prints the summary.
+    func runFinished(summary: String)
+}
+
+/// Unbuffered writes, so that a reader on a pipe sees each line as it happens.
+enum Output {
+    static func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}
+
+/// Formats seconds the way the displays show durations: 0.42s, 12.3s, 2m05s.
+func formatDuration(_ seconds: TimeInterval) -> String {
+    if seconds < 10 { return String(format: "%.2fs", seconds) }
+    if seconds < 60 { return String(format: "%.1fs", seconds) }
+    let whole = Int(seconds.rounded())
+    return String(format: "%dm%02ds", whole / 60, whole % 60)
+}
+
+extension StepRecord {
+    /// "✓ build  0.42s (2 tries)", the line a finished step gets.
+    func finishedLine(_ outcome: StepOutcome) -> String {
+        let snapshot = self.snapshot
+        var line = "\(outcome.symbol) \(step.name)"
+        if let duration = snapshot.duration { line += "  " + formatDuration(duration) }
+        if snapshot.attempt > 1 { line += "  (\(snapshot.attempt) tries)" }
+        switch outcome {
+        case .failed(let reason, let ignored): line += "  " + reason + (ignored ? " (continuing: continueOnError)" : "")
+        case .skipped(let reason): line += "  skipped: " + reason
+        case .stopped: line += "  stopped"
+        case .succeeded: break
+        }
+        return line
+    }
+}
+
+/// Plain lines with a wall-clock time stamp, for logs and pipes.
+final class PlainDisplay: Display, @unchecked Sendable {
+    // @unchecked: writes are serialised by `lock`; `formatter` is only used under it.
+    private let lock = NSLock()
+    private let formatter: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "HH:mm:ss.SSS"
+        return formatter
+    }()
+
+    private func line(_ text: String) {
+        lock.withLock { Output.write(formatter.string(from: Date()) + "  " + text + "\n") }
+    }
+
+    func runStarted(_ description: String) { line(description) }
+
+    func stepStarted(_ record: StepRecord, attempt: Int) {
+        line("start \(record.step.name)" + (attempt > 1 ? " (try \(attempt) of \(record.step.attempts))" : ""))
+    }
+
+    func stepWillRetry(_ record: StepRecord, failedAttempt: Int, reason: String, wait: Double) {
+        line("retry \(record.step.name): try \(failedAttempt) \(reason)" + (wait > 0 ? "; trying again in \(wait.formatted)s" : "; trying again"))
+    }
+
+    func stepFinished(_ record: StepRecord, outcome: StepOutcome, logTail: [String], logPath: String) {
+        var text = record.finishedLine(outcome)
+        if !logTail.isEmpty {
+            text += "\n    last lines of \(logPath):\n" + logTail.map { "    | " + $0 }.joined(separator: "\n")
+        }
+        line(text)
+    }
+
+    func note(_ text: String) { line(text) }
+
+    func runFinished(summary: String) {
+        lock.withLock { Output.write("\n" + summary) }
+    }
+}

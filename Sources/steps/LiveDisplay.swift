@@ -1,0 +1,127 @@
+import Foundation
+
+/// The terminal view: finished steps scroll up above a block that shows every running step
+/// with its elapsed time, redrawn ten times a second; the summary replaces the block at the end.
+final class LiveDisplay: Display, @unchecked Sendable {
+    // @unchecked: `running`, `drawnLines`, `finishedCount` and `stopped` are guarded by `lock`,
+    // which also serialises every write to the terminal.
+    private let lock = NSLock()
+    private let total: Int
+    private let startTime = Date()
+    private var running: [ObjectIdentifier: StepRecord] = [:]
+    private var order: [ObjectIdentifier] = []
+    private var drawnLines = 0
+    private var finishedCount = 0
+    private var stopped = false
+    private var frame = 0
+    private let timer: any DispatchSourceTimer
+
+    private static let spinner = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
+
+    init(total: Int) {
+        self.total = total
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "steps.live-display"))
+        timer.schedule(deadline: .now() + 0.1, repeating: 0.1, leeway: .milliseconds(20))
+        timer.setEventHandler { [weak self] in self?.tick() }
+        timer.resume()
+    }
+
+    private func tick() {
+        lock.withLock {
+            guard !stopped else { return }
+            frame += 1
+            redraw(printingAbove: [])
+        }
+    }
+
+    private var width: Int {
+        var size = winsize()
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 10 { return Int(size.ws_col) }
+        return 80
+    }
+
+    /// Moves to the top of the block, prints `lines` there (they stay), then draws the block anew.
+    /// Called under `lock`.
+    private func redraw(printingAbove lines: [String]) {
+        var text = drawnLines > 0 ? "\r\u{1B}[\(drawnLines)A\u{1B}[J" : "\r\u{1B}[J"
+        for line in lines { text += line + "\n" }
+        let columns = width
+        var block: [String] = []
+        if !stopped {
+            let elapsed = Date().timeIntervalSince(startTime)
+            block.append(clip("\u{1B}[2m\(finishedCount)/\(total) done, \(running.count) running, \(formatDuration(elapsed))\u{1B}[0m", visible: "\(finishedCount)/\(total) done, \(running.count) running, \(formatDuration(elapsed))", columns))
+            let spin = Self.spinner[frame % Self.spinner.count]
+            for id in order {
+                guard let record = running[id] else { continue }
+                let snapshot = record.snapshot
+                let tries = snapshot.attempt > 1 ? "  (try \(snapshot.attempt) of \(record.step.attempts))" : ""
+                let plain = "\(spin) \(record.step.name)  \(formatDuration(snapshot.duration ?? 0))\(tries)"
+                block.append(clip("\u{1B}[36m\(spin)\u{1B}[0m \(record.step.name)  \(formatDuration(snapshot.duration ?? 0))\(tries)", visible: plain, columns))
+            }
+        }
+        for line in block { text += line + "\n" }
+        drawnLines = block.count
+        Output.write(text)
+    }
+
+    /// A block line must not wrap, or moving up by the number of lines would miss.
+    private func clip(_ styled: String, visible: String, _ columns: Int) -> String {
+        visible.count < columns ? styled : String(visible.prefix(columns - 1))
+    }
+
+    private func colored(_ outcome: StepOutcome, _ line: String) -> String {
+        let color: String
+        switch outcome {
+        case .succeeded: color = "32"
+        case .failed(_, let ignored): color = ignored ? "33" : "31"
+        case .skipped: color = "2"
+        case .stopped: color = "33"
+        }
+        return "\u{1B}[\(color)m\(line.prefix(1))\u{1B}[0m\(line.dropFirst())"
+    }
+
+    func runStarted(_ description: String) {
+        lock.withLock { redraw(printingAbove: [description]) }
+    }
+
+    func stepStarted(_ record: StepRecord, attempt: Int) {
+        lock.withLock {
+            let id = ObjectIdentifier(record)
+            if running[id] == nil { order.append(id) }
+            running[id] = record
+            redraw(printingAbove: [])
+        }
+    }
+
+    func stepWillRetry(_ record: StepRecord, failedAttempt: Int, reason: String, wait: Double) {
+        let text = "\u{1B}[33m↻\u{1B}[0m \(record.step.name)  try \(failedAttempt) \(reason)" + (wait > 0 ? ", again in \(wait.formatted)s" : ", again")
+        lock.withLock { redraw(printingAbove: [text]) }
+    }
+
+    func stepFinished(_ record: StepRecord, outcome: StepOutcome, logTail: [String], logPath: String) {
+        var lines = [colored(outcome, record.finishedLine(outcome))]
+        if !logTail.isEmpty {
+            lines.append("    \u{1B}[2mlast lines of \(logPath):\u{1B}[0m")
+            lines += logTail.map { "    \u{1B}[2m|\u{1B}[0m " + $0 }
+        }
+        lock.withLock {
+            let id = ObjectIdentifier(record)
+            if running.removeValue(forKey: id) != nil { order.removeAll { $0 == id } }
+            finishedCount += 1
+            redraw(printingAbove: lines)
+        }
+    }
+
+    func note(_ text: String) {
+        lock.withLock { redraw(printingAbove: ["\u{1B}[33m" + text + "\u{1B}[0m"]) }
+    }
+
+    func runFinished(summary: String) {
+        timer.cancel()
+        lock.withLock {
+            stopped = true
+            redraw(printingAbove: [""])
+            Output.write(summary)
+        }
+    }
+}

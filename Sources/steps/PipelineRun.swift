@@ -1,0 +1,107 @@
+import Foundation
+import Procedures
+
+/// One run of a pipeline: the procedure graph, what can stop it (Ctrl-C, `--timeout`), and
+/// the summary and exit status once every step has finished.
+final class PipelineRun: @unchecked Sendable {
+    // @unchecked: `stopReason` and `sources` are guarded by `lock`; the rest is immutable after init.
+    enum StopReason { case interrupted, timedOut }
+
+    let context: RunContext
+    let jobs: Int
+    let timeout: Double?
+    let tracePath: String?
+    private let queue = ProcedureQueue()
+    private let steps: [StepProcedure]
+    private let everything: GroupProcedure
+    private let lock = NSLock()
+    private var stopReason: StopReason?
+    private var sources: [any DispatchSourceProtocol] = []
+    private let started = Date()
+
+    init(context: RunContext, jobs: Int, timeout: Double?, tracePath: String?) {
+        self.context = context
+        self.jobs = jobs
+        self.timeout = timeout
+        self.tracePath = tracePath
+        steps = context.pipeline.steps.map { StepProcedure(step: $0, context: context) }
+        let byName = Dictionary(uniqueKeysWithValues: steps.map { ($0.step.name, $0) })
+        for procedure in steps {
+            for name in procedure.step.dependencies { procedure.addDependency(byName[name]!) }
+        }
+        everything = GroupProcedure(operations: steps)
+        everything.name = "pipeline"
+        everything.maxConcurrentOperationCount = jobs
+    }
+
+    /// Starts the run; `completion` gets the exit status once every step (and every child
+    /// process) has finished.
+    func start(completion: @escaping @Sendable (Int32) -> Void) {
+        installStopSources()
+        everything.addDidFinishBlockObserver { [self] _, _ in
+            let status = finish()
+            completion(status)
+        }
+        queue.addOperation(everything)
+    }
+
+    private func installStopSources() {
+        var installed: [any DispatchSourceProtocol] = []
+        for signalNumber in [SIGINT, SIGTERM] {
+            // Ignored as a signal, seen as an event: the handler runs on a queue, not in a signal context.
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { [self] in stop(.interrupted) }
+            source.resume()
+            installed.append(source)
+        }
+        if let timeout {
+            let timer = DispatchSource.makeTimerSource(queue: .global())
+            timer.schedule(deadline: .now() + timeout)
+            timer.setEventHandler { [self] in stop(.timedOut) }
+            timer.resume()
+            installed.append(timer)
+        }
+        lock.withLock { sources = installed }
+    }
+
+    /// Cancels the whole graph: every running step's process group gets SIGTERM (then SIGKILL
+    /// after a grace period), every waiting step is cancelled; the run finishes once they all have.
+    private func stop(_ reason: StopReason) {
+        let first = lock.withLock { () -> Bool in
+            guard stopReason == nil else { return false }
+            stopReason = reason
+            return true
+        }
+        guard first else { return }
+        let running = steps.filter { $0.isExecuting && $0.record.snapshot.started != nil && $0.record.outcome == nil }.count
+        switch reason {
+        case .interrupted: context.display.note("Interrupted: stopping \(running) running step(s)…")
+        case .timedOut: context.display.note("Timed out after \(timeout?.formatted ?? "?")s: stopping \(running) running step(s)…")
+        }
+        everything.cancel()
+    }
+
+    private func finish() -> Int32 {
+        let reason = lock.withLock { () -> StopReason? in
+            sources.forEach { $0.cancel() }
+            return stopReason
+        }
+        let records = context.pipeline.steps.map { context.records[$0.name]! }
+        for record in records where record.outcome == nil { record.finish(.stopped) }
+        if let tracePath {
+            do {
+                try InterimTrace.write(records, started: started, to: tracePath)
+            } catch {
+                context.display.note("cannot write the trace to \(tracePath): \((error as NSError).localizedDescription)")
+            }
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        context.display.runFinished(summary: Summary.render(records, elapsed: elapsed, logDirectory: context.logDirectory.path, stop: reason))
+        switch reason {
+        case .interrupted?: return 130
+        case .timedOut?: return 124
+        case nil: return records.contains { $0.outcome?.failsPipeline ?? false } ? 1 : 0
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// What every step of one run shares.
+final class RunContext: Sendable {
+    let pipeline: Pipeline
+    let logDirectory: URL
+    let display: any Display
+    /// Each step's record, by name.
+    let records: [String: StepRecord]
+    /// The environment every step starts from: this process's, then the pipeline's `env`.
+    let baseEnvironment: [String: String]
+    let exclusivity = InterimExclusivity()
+
+    init(pipeline: Pipeline, logDirectory: URL, display: any Display) {
+        self.pipeline = pipeline
+        self.logDirectory = logDirectory
+        self.display = display
+        records = Dictionary(uniqueKeysWithValues: pipeline.steps.map { ($0.name, StepRecord(step: $0)) })
+        baseEnvironment = ProcessInfo.processInfo.environment.merging(pipeline.environment) { $1 }
+    }
+
+    func logURL(for step: String) -> URL {
+        logDirectory.appendingPathComponent(step + ".log")
+    }
+
+    /// A path from the pipeline file, relative to its directory.
+    func resolve(_ path: String) -> URL {
+        path.hasPrefix("/") ? URL(fileURLWithPath: path) : pipeline.directory.appendingPathComponent(path)
+    }
+}
+
+/// The log of a step: every try's output, a marker line before each try after the first.
+enum StepLog {
+    static func marker(attempt: Int, of attempts: Int) -> String { "── steps: try \(attempt) of \(attempts) ──\n" }
+
+    /// The output of the step's last try.
+    static func lastAttemptOutput(at url: URL) -> String {
+        guard let data = try? Data(contentsOf: url) else { return "" }
+        let text = String(decoding: data, as: UTF8.self)
+        guard let marker = text.range(of: "── steps: try ", options: .backwards),
+            let lineEnd = text[marker.upperBound...].firstIndex(of: "\n")
+        else { return text }
+        return String(text[text.index(after: lineEnd)...])
+    }
+
+    /// The last `count` lines of the log (of the last try).
+    static func tail(at url: URL, lines count: Int = 10) -> [String] {
+        var lines = lastAttemptOutput(at: url).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        while lines.last?.isEmpty == true { lines.removeLast() }
+        return Array(lines.suffix(count))
+    }
+}
+
+extension Step.Condition {
+    /// Whether the condition holds now; if not, why.
+    func evaluate(in context: RunContext, environment: [String: String]) -> String? {
+        switch self {
+        case .exists(let path):
+            return FileManager.default.fileExists(atPath: context.resolve(path).path) ? nil : "\(path) does not exist"
+        case .environment(let name):
+            return (environment[name].map { !$0.isEmpty } ?? false) ? nil : "$\(name) is not set"
+        case .output(let step, let pattern):
+            let output = StepLog.lastAttemptOutput(at: context.logURL(for: step))
+            guard let regex = try? NSRegularExpression(pattern: pattern) else { return "/\(pattern)/ is not a valid pattern" }
+            let range = NSRange(output.startIndex..., in: output)
+            return regex.firstMatch(in: output, range: range) != nil ? nil : "the output of \(step) does not match /\(pattern)/"
+        }
+    }
+}

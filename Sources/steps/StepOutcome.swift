@@ -1,0 +1,94 @@
+import Foundation
+
+/// How a step ended.
+enum StepOutcome: Sendable, Equatable {
+    /// It ran and succeeded (on its last try).
+    case succeeded
+    /// It failed on its last try; `ignored` when the step has `continueOnError`.
+    case failed(reason: String, ignored: Bool)
+    /// It did not run: its condition did not hold, or a step it needs failed.
+    case skipped(reason: String)
+    /// The run was stopped (Ctrl-C or `--timeout`) before the step could finish.
+    case stopped
+
+    /// Whether the pipeline fails because of this step.
+    var failsPipeline: Bool {
+        if case .failed(_, ignored: false) = self { return true }
+        return false
+    }
+
+    /// Whether the steps that need this one may run.
+    var letsDependentsRun: Bool {
+        switch self {
+        case .succeeded, .failed(_, ignored: true): return true
+        case .skipped(let reason): return !reason.hasPrefix(StepOutcome.dependencyFailedPrefix)
+        case .failed, .stopped: return false
+        }
+    }
+
+    static let dependencyFailedPrefix = "needs "
+
+    var symbol: String {
+        switch self {
+        case .succeeded: return "✓"
+        case .failed(_, let ignored): return ignored ? "!" : "✗"
+        case .skipped: return "-"
+        case .stopped: return "■"
+        }
+    }
+
+    var word: String {
+        switch self {
+        case .succeeded: return "ok"
+        case .failed(_, let ignored): return ignored ? "failed (ignored)" : "failed"
+        case .skipped: return "skipped"
+        case .stopped: return "stopped"
+        }
+    }
+}
+
+/// What the run knows about one step, for the display and the summary. Thread-safe.
+final class StepRecord: @unchecked Sendable {
+    // @unchecked: every mutable field is guarded by `lock`.
+    let step: Step
+    private let lock = NSLock()
+    private var _attempt = 0
+    private var _started: Date?
+    private var _finished: Date?
+    private var _outcome: StepOutcome?
+
+    init(step: Step) { self.step = step }
+
+    struct Snapshot {
+        var attempt: Int
+        var started: Date?
+        var finished: Date?
+        var outcome: StepOutcome?
+        var duration: TimeInterval? {
+            guard let started else { return nil }
+            return (finished ?? Date()).timeIntervalSince(started)
+        }
+    }
+
+    var snapshot: Snapshot { lock.withLock { Snapshot(attempt: _attempt, started: _started, finished: _finished, outcome: _outcome) } }
+    var outcome: StepOutcome? { lock.withLock { _outcome } }
+
+    /// Records the start of try number `attempt`; returns it.
+    func attemptStarted(_ attempt: Int) {
+        lock.withLock {
+            _attempt = attempt
+            if _started == nil { _started = Date() }
+        }
+    }
+
+    /// Records the outcome; the first one wins. Returns whether this call set it.
+    @discardableResult
+    func finish(_ outcome: StepOutcome) -> Bool {
+        lock.withLock {
+            guard _outcome == nil else { return false }
+            _outcome = outcome
+            if _started != nil { _finished = Date() }
+            return true
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Procedures
+
+/// `steps`: runs a pipeline of shell steps as one graph of procedures.
+@main
+enum StepsCommand {
+    static func main() {
+        let options: Options
+        do {
+            options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            fail("\(error) (see steps --help)")
+        }
+        if options.showHelp {
+            Output.write(Options.usage + "\n")
+            exit(0)
+        }
+
+        let pipeline: Pipeline
+        let bundled = options.pipelinePath == nil
+        do {
+            if let path = options.pipelinePath {
+                pipeline = try PipelineFile.load(path: path)
+            } else {
+                pipeline = try PipelineFile.parse(Data(PackageResources.demo_json), named: "demo.json", directory: try makeScratchDirectory())
+            }
+        } catch let error as PipelineError {
+            for line in error.lines { Output.error(line) }
+            exit(2)
+        } catch {
+            fail("cannot make a directory for the bundled pipeline: \((error as NSError).localizedDescription)")
+        }
+
+        let jobs = options.jobs ?? pipeline.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        if let graphPath = options.graphPath {
+            do {
+                try Data(PipelinePlan.dot(pipeline).utf8).write(to: URL(fileURLWithPath: graphPath))
+            } catch {
+                fail("cannot write the graph to \(graphPath): \((error as NSError).localizedDescription)")
+            }
+        }
+        if options.dryRun {
+            Output.write(PipelinePlan(pipeline).render(jobs: jobs))
+            exit(0)
+        }
+
+        let logDirectory = URL(fileURLWithPath: options.logDirectory ?? pipeline.directory.appendingPathComponent(".steps/logs").path)
+        do {
+            try FileManager.default.createDirectory(at: logDirectory, withIntermediateDirectories: true)
+        } catch {
+            fail("cannot create the log directory \(logDirectory.path): \((error as NSError).localizedDescription)")
+        }
+
+        let live = !options.plain && isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+        let display: any Display = live ? LiveDisplay(total: pipeline.steps.count) : PlainDisplay()
+        let context = RunContext(pipeline: pipeline, logDirectory: logDirectory, display: display)
+        let source = bundled ? "the bundled example pipeline (in \(pipeline.directory.path))" : options.pipelinePath!
+        display.runStarted("Running \(pipeline.steps.count) step(s) of \(source), \(jobs) at a time")
+        let run = PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath)
+        run.start { status in exit(status) }
+        dispatchMain()
+    }
+
+    static func fail(_ message: String) -> Never {
+        Output.error("steps: " + message)
+        exit(2)
+    }
+
+    /// A new directory for the bundled pipeline to work in, so that each run starts afresh.
+    static func makeScratchDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("steps-demo-\(getpid())-\(Int(Date().timeIntervalSince1970))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
