@@ -17,8 +17,11 @@ let package = Package(
             resources: [.embedInCode("demo.json")]),
         .testTarget(
             name: "ProceduresTests",
-            // `steps` is a dependency so that `swift test` builds it for its end-to-end tests.
-            dependencies: ["Procedures", "ProceduresTesting", "steps"]),
+            dependencies: ["Procedures", "ProceduresTesting"]),
+        .testTarget(
+            name: "StepsTests",
+            // Runs the real `steps` binary, which `swift test` builds because of this dependency.
+            dependencies: ["steps"]),
     ],
     swiftLanguageModes: [.v6]
 )

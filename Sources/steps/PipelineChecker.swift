@@ -18,7 +18,14 @@ struct PipelineChecker {
     }
 
     mutating func check(_ raw: RawPipeline, directory: URL) -> Pipeline? {
-        if let jobs = raw.jobs, jobs < 1 { report(["jobs"], "field 'jobs': must be at least 1, not \(jobs)") }
+        var jobs: Int?
+        if let value = raw.jobs {
+            if let whole = Self.wholeNumber(value), whole >= 1 {
+                jobs = whole
+            } else {
+                report(["jobs"], "field 'jobs': must be a whole number of at least 1, not \(value.formatted)")
+            }
+        }
         if raw.steps.isEmpty { report(["steps"], "field 'steps': the pipeline has no steps") }
 
         var firstIndex: [String: Int] = [:]
@@ -43,7 +50,7 @@ struct PipelineChecker {
             report(["steps", "[\(first)]", "needs"], "cycle in needs: \(cycle.joined(separator: " -> "))")
             return nil
         }
-        return Pipeline(steps: steps, directory: directory, jobs: raw.jobs, environment: raw.env ?? [:])
+        return Pipeline(steps: steps, directory: directory, jobs: jobs, environment: raw.env ?? [:])
     }
 
     private mutating func check(_ raw: RawStep, at index: Int, names: [String: Int]) -> Step? {
@@ -83,12 +90,15 @@ struct PipelineChecker {
 
         var retry: Step.Retry?
         if let raw = raw.retry {
-            if raw.attempts < 1 { report(field("retry") + ["attempts"], "\(who): field 'retry.attempts': must be at least 1, not \(raw.attempts)") }
+            let attempts = Self.wholeNumber(raw.attempts) ?? 0
+            if attempts < 1 {
+                report(field("retry") + ["attempts"], "\(who): field 'retry.attempts': must be a whole number of at least 1, not \(raw.attempts.formatted)")
+            }
             let backoff = raw.backoff ?? 0.5
             let maxBackoff = raw.maxBackoff ?? 30
             if !(backoff >= 0 && backoff.isFinite) { report(field("retry") + ["backoff"], "\(who): field 'retry.backoff': must be 0 or more seconds") }
             if !(maxBackoff >= 0 && maxBackoff.isFinite) { report(field("retry") + ["maxBackoff"], "\(who): field 'retry.maxBackoff': must be 0 or more seconds") }
-            retry = Step.Retry(attempts: raw.attempts, backoff: backoff, maxBackoff: maxBackoff)
+            retry = Step.Retry(attempts: attempts, backoff: backoff, maxBackoff: maxBackoff)
         }
 
         if let timeout = raw.timeout, !(timeout > 0 && timeout.isFinite) {
@@ -142,6 +152,10 @@ struct PipelineChecker {
             name: raw.name, command: command, needs: needs, retry: retry, timeout: raw.timeout,
             exclusive: raw.exclusive ?? [], when: conditions, continueOnError: raw.continueOnError ?? false,
             environment: raw.env ?? [:], workingDirectory: raw.cwd)
+    }
+
+    static func wholeNumber(_ value: Double) -> Int? {
+        value == value.rounded() && abs(value) < 1e9 ? Int(value) : nil
     }
 
     /// A cycle through `dependencies`, as names ending where they start, or nil.

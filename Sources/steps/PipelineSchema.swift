@@ -41,14 +41,15 @@ extension KeyedDecodingContainer where Key == FieldKey {
 struct RawPipeline: Decodable {
     static let fields = ["steps", "jobs", "env"]
     var steps: [RawStep]
-    var jobs: Int?
+    /// A number, not an `Int`: on Linux the decoder's error for 1.5 has no coding path.
+    var jobs: Double?
     var env: [String: String]?
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: FieldKey.self)
         try container.rejectUnknownFields(Self.fields)
         steps = try container.decode([RawStep].self, forKey: FieldKey("steps"))
-        jobs = try container.optional(Int.self, "jobs")
+        jobs = try container.optional(Double.self, "jobs")
         env = try container.optional([String: String].self, "env")
     }
 }
@@ -91,14 +92,15 @@ struct RawStep: Decodable {
 
 struct RawRetry: Decodable {
     static let fields = ["attempts", "backoff", "maxBackoff"]
-    var attempts: Int
+    /// A number, not an `Int`: on Linux the decoder's error for 1.5 has no coding path.
+    var attempts: Double
     var backoff: Double?
     var maxBackoff: Double?
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: FieldKey.self)
         try container.rejectUnknownFields(Self.fields)
-        attempts = try container.decode(Int.self, forKey: FieldKey("attempts"))
+        attempts = try container.decode(Double.self, forKey: FieldKey("attempts"))
         backoff = try container.optional(Double.self, "backoff")
         maxBackoff = try container.optional(Double.self, "maxBackoff")
     }

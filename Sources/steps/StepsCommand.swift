@@ -54,8 +54,8 @@ enum StepsCommand {
         let live = !options.plain && isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
         let display: any Display = live ? LiveDisplay(total: pipeline.steps.count) : PlainDisplay()
         let context = RunContext(pipeline: pipeline, logDirectory: logDirectory, display: display)
-        let source = bundled ? "the bundled example pipeline (in \(pipeline.directory.path))" : options.pipelinePath!
-        display.runStarted("Running \(pipeline.steps.count) step(s) of \(source), \(jobs) at a time")
+        let source = bundled ? "the bundled example pipeline" : options.pipelinePath!
+        display.runStarted("Running \(pipeline.steps.count) steps of \(source), \(jobs) at a time")
         let run = PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath)
         run.start { status in exit(status) }
         dispatchMain()

@@ -1,0 +1,128 @@
+import Foundation
+import XCTest
+
+/// Runs the real `steps` binary (built next to the test bundle by `swift test`, because the
+/// test target depends on it) on pipeline files written into a fresh directory.
+class StepsTestCase: XCTestCase {
+    var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("steps-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    static var binary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("steps")
+    }
+
+    struct Run {
+        var status: Int32
+        var output: String
+        var errors: String
+        var seconds: TimeInterval
+        /// The error output's lines.
+        var errorLines: [String] { errors.split(separator: "\n").map(String.init) }
+    }
+
+    /// Writes `text` as a file in the test's directory and returns its path.
+    @discardableResult
+    func write(_ text: String, to name: String = "pipeline.json") throws -> String {
+        let url = directory.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    /// Reads a file the steps wrote into the test's directory.
+    func read(_ name: String) throws -> String {
+        try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+    }
+
+    /// Runs `steps` with `arguments` in the test's directory. `onOutput` sees the standard
+    /// output collected so far, each time more arrives, with the running process.
+    func run(
+        _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 60,
+        onOutput: (@Sendable (String, Process) -> Void)? = nil
+    ) throws -> Run {
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: Self.binary.path), "missing \(Self.binary.path)")
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let collected = OutputBuffer()
+        out.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            guard !data.isEmpty else { return }
+            let text = collected.append(data)
+            onOutput?(text, process)
+        }
+        let errors = OutputBuffer()
+        err.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if !data.isEmpty { errors.append(data) }
+        }
+        let exited = expectation(description: "steps exited")
+        process.terminationHandler = { _ in exited.fulfill() }
+        let start = Date()
+        try process.run()
+        wait(for: [exited], timeout: timeout)
+        let seconds = Date().timeIntervalSince(start)
+        out.fileHandleForReading.readabilityHandler = nil
+        err.fileHandleForReading.readabilityHandler = nil
+        collected.append(out.fileHandleForReading.readDataToEndOfFile())
+        errors.append(err.fileHandleForReading.readDataToEndOfFile())
+        return Run(status: process.terminationStatus, output: collected.text, errors: errors.text, seconds: seconds)
+    }
+
+    /// Whether a process is still alive (a zombie waiting to be reaped counts as gone).
+    static func isAlive(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return true }
+        return !stat[stat.index(close, offsetBy: 2)...].hasPrefix("Z")
+    }
+
+    /// Waits (polling, at most `timeout`) for a condition that another process makes true.
+    func eventually(_ timeout: TimeInterval = 10, _ what: String, _ condition: () -> Bool) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            if Date() > deadline {
+                XCTFail("timed out waiting for \(what)")
+                return
+            }
+            usleep(20_000)
+        }
+    }
+}
+
+/// Collects a process's output from its pipe's handler thread.
+final class OutputBuffer: @unchecked Sendable {
+    // @unchecked: `data` is guarded by `lock`.
+    private let lock = NSLock()
+    private var data = Data()
+    @discardableResult func append(_ more: Data) -> String {
+        lock.withLock {
+            data.append(more)
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+}
+
+/// A flag set once, from any thread.
+final class OnceFlag: @unchecked Sendable {
+    // @unchecked: `value` is guarded by `lock`.
+    private let lock = NSLock()
+    private var value = false
+    func setOnce() -> Bool { lock.withLock { defer { value = true }; return !value } }
+    var isSet: Bool { lock.withLock { value } }
+}
