@@ -1,23 +1,36 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Layers (arrows point one way; the targets enforce them):
+//   ProceduresSupport <- ProceduresFutures <- Procedures <- ProceduresTesting, tools
+// ProceduresSupport is internal to the package (no product): locks, per-thread storage and
+// the loops that keep callbacks off the stack. ProceduresFutures is usable on its own.
 let package = Package(
     name: "Procedures",
     products: [
         .library(name: "Procedures", targets: ["Procedures"]),
+        .library(name: "ProceduresFutures", targets: ["ProceduresFutures"]),
         .library(name: "ProceduresTesting", targets: ["ProceduresTesting"]),
         .executable(name: "steps", targets: ["steps"]),
     ],
     targets: [
-        .target(name: "Procedures"),
+        .target(name: "ProceduresSupport"),
+        .target(name: "ProceduresFutures", dependencies: ["ProceduresSupport"]),
+        .target(name: "Procedures", dependencies: ["ProceduresSupport", "ProceduresFutures"]),
         .target(name: "ProceduresTesting", dependencies: ["Procedures"]),
         .executableTarget(
             name: "steps", dependencies: ["Procedures"],
             // The bundled example pipeline, compiled into the binary (`PackageResources.demo_json`).
             resources: [.embedInCode("demo.json")]),
+        // Small helpers shared by the test targets (locked boxes, stress-test scaling).
+        .target(
+            name: "ProceduresTestSupport", dependencies: ["ProceduresFutures"], path: "Tests/ProceduresTestSupport"),
+        .testTarget(
+            name: "ProceduresFuturesTests",
+            dependencies: ["ProceduresFutures", "ProceduresSupport", "ProceduresTestSupport"]),
         .testTarget(
             name: "ProceduresTests",
-            dependencies: ["Procedures", "ProceduresTesting"]),
+            dependencies: ["Procedures", "ProceduresSupport", "ProceduresTesting", "ProceduresTestSupport"]),
         .testTarget(
             name: "StepsTests",
             // Runs the real `steps` binary, which `swift test` builds because of this dependency.

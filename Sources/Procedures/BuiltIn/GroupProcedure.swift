@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// A procedure made of other operations, its children, which run on the group's own queue.
 ///

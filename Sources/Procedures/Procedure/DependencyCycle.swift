@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 // Cycle detection. A cycle can only hold procedures that wait (none of them can ever become
 // ready), and it is complete only once its last member is added. That member already has a

@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// A unit of asynchronous work: subclass it, override ``execute()``, and call ``finish()``
 /// when the work is done. Add it to a ``ProcedureQueue`` to run it.

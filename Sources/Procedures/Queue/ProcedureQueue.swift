@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// An `OperationQueue` for procedures (plain `Operation`s are welcome too).
 ///
