@@ -83,7 +83,7 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         let attempt = InterimProcessProcedure(
             executable: executable, arguments: arguments, environment: environment,
             workingDirectory: step.workingDirectory.map(context.resolve) ?? context.pipeline.directory, output: log)
-        attempt.name = "\(step.name) (try \(number))"
+        if case .argv(let words) = step.command, !words[0].contains("/") { attempt.name = words[0] }
         attempt.addWillExecuteBlockObserver { [self] attempt in
             progressLock.withLock { progress.attempt = number }
             if number > 1 { log.write(Data(StepLog.marker(attempt: number, of: step.attempts).utf8)) }

@@ -55,7 +55,7 @@ enum StepsCommand {
         let display: any Display = live ? LiveDisplay(total: pipeline.steps.count) : PlainDisplay()
         let context = RunContext(pipeline: pipeline, logDirectory: logDirectory, display: display)
         let source = bundled ? "the bundled example pipeline" : options.pipelinePath!
-        display.runStarted("Running \(pipeline.steps.count) steps of \(source), \(jobs) at a time")
+        display.runStarted("Running \(pipeline.steps.count) step\(pipeline.steps.count == 1 ? "" : "s") of \(source), \(jobs) at a time")
         let run = PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath)
         run.start { status in exit(status) }
         dispatchMain()

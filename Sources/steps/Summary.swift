@@ -23,7 +23,7 @@ enum Summary {
         case .timedOut?: verdict = "Timed out"
         case nil: verdict = records.contains { $0.outcome?.failsPipeline ?? false } ? "Failed" : "Succeeded"
         }
-        verdict += " in \(formatDuration(elapsed)): " + parts.joined(separator: ", ") + ". Logs: \(logDirectory)\n"
+        verdict += " in \(formatDuration(elapsed)): " + parts.joined(separator: ", ") + ".\nLogs: \(logDirectory)\n"
         return text + verdict
     }
 }

@@ -57,28 +57,35 @@ class StepsTestCase: XCTestCase {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        // Each pipe is read to its end on a thread of its own, so that nothing is lost or
+        // reordered between the last chunk and the exit.
         let collected = OutputBuffer()
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            guard !data.isEmpty else { return }
-            let text = collected.append(data)
-            onOutput?(text, process)
-        }
         let errors = OutputBuffer()
-        err.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if !data.isEmpty { errors.append(data) }
+        let outputEnded = expectation(description: "standard output closed")
+        let errorsEnded = expectation(description: "standard error closed")
+        Thread.detachNewThread {
+            while true {
+                let data = out.fileHandleForReading.availableData
+                if data.isEmpty { break }
+                let text = collected.append(data)
+                onOutput?(text, process)
+            }
+            outputEnded.fulfill()
+        }
+        Thread.detachNewThread {
+            while true {
+                let data = err.fileHandleForReading.availableData
+                if data.isEmpty { break }
+                errors.append(data)
+            }
+            errorsEnded.fulfill()
         }
         let exited = expectation(description: "steps exited")
         process.terminationHandler = { _ in exited.fulfill() }
         let start = Date()
         try process.run()
-        wait(for: [exited], timeout: timeout)
+        wait(for: [exited, outputEnded, errorsEnded], timeout: timeout)
         let seconds = Date().timeIntervalSince(start)
-        out.fileHandleForReading.readabilityHandler = nil
-        err.fileHandleForReading.readabilityHandler = nil
-        collected.append(out.fileHandleForReading.readDataToEndOfFile())
-        errors.append(err.fileHandleForReading.readDataToEndOfFile())
         return Run(status: process.terminationStatus, output: collected.text, errors: errors.text, seconds: seconds)
     }
 

@@ -66,7 +66,7 @@ final class InterimProcessProcedure: Procedure, @unchecked Sendable {
         let started: Result<Void, any Error> = lock.withLock {
             guard !stopRequested else { return .failure(CancellationError()) }
             do {
-                try process.run()
+                try Self.withSignalsUnblocked { try process.run() }
                 self.process = process
                 return .success(())
             } catch {
@@ -76,13 +76,25 @@ final class InterimProcessProcedure: Procedure, @unchecked Sendable {
         switch started {
         case .success: break
         case .failure(is CancellationError): finish()
-        case .failure(let error): finish(withError: ProgramFailure.cannotStart(Self.describe(error, executable: executable)))
+        case .failure(let error): finish(withError: ProgramFailure.cannotStart(describe(error)))
         }
     }
 
-    private static func describe(_ error: any Error, executable: URL) -> String {
-        if !FileManager.default.fileExists(atPath: executable.path) { return "no such program: \(executable.path)" }
+    private func describe(_ error: any Error) -> String {
+        if !FileManager.default.fileExists(atPath: executable.path) { return "no such program: \(name ?? executable.path)" }
         return (error as NSError).localizedDescription
+    }
+
+    /// Foundation's `Process` starts the child with the calling thread's signal mask, and
+    /// Dispatch's worker threads block nearly every signal: a child started from one would
+    /// never see SIGTERM. The mask is emptied for the moment of the start.
+    private static func withSignalsUnblocked<T>(_ body: () throws -> T) rethrows -> T {
+        var none = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        return try body()
     }
 
     override func procedureDidCancel(withErrors errors: [any Error]) {

@@ -1,0 +1,82 @@
+import Foundation
+import XCTest
+
+/// Ctrl-C and `--timeout` stop the whole graph: every child process is terminated (its own
+/// children too) before `steps` exits with 130 or 124.
+final class StoppingTests: StepsTestCase {
+    /// Three long steps running, each recording its shell's pid and a background child's pid,
+    /// and two more waiting behind them.
+    private func writeLongPipeline() throws {
+        let long = { (name: String) in
+            #"{ "name": "\#(name)", "run": "sleep 60 & echo $! > \#(name).child; echo $$ > \#(name).pid; wait" }"#
+        }
+        try write(#"{ "steps": ["# + ["a", "b", "c"].map(long).joined(separator: ",") + #"""
+            , { "name": "waiting", "needs": ["a"], "run": "touch waiting-ran" },
+              { "name": "queued", "run": "touch queued-ran" } ] }
+            """#)
+    }
+
+    private var recordedPids: [Int32] {
+        ["a", "b", "c"].flatMap { name in
+            [".pid", ".child"].compactMap { suffix in
+                (try? read(name + suffix)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            }
+        }
+    }
+
+    func testCtrlCTerminatesEveryChildThenExits130() throws {
+        try writeLongPipeline()
+        let interrupted = OnceFlag()
+        let interruptTime = OutputBuffer()
+        let directory = self.directory!
+        let result = try run(["pipeline.json", "--jobs", "3"]) { _, process in
+            guard interrupted.setOnce() else { return }
+            // Interrupt once all three long steps have started their children.
+            Thread.detachNewThread {
+                let deadline = Date().addingTimeInterval(20)
+                let files = ["a", "b", "c"].flatMap { [$0 + ".pid", $0 + ".child"] }
+                while Date() < deadline,
+                    !files.allSatisfy({ FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path) })
+                {
+                    usleep(10_000)
+                }
+                usleep(50_000)  // the shells have written their pid; let them reach `wait`
+                interruptTime.append(Data(String(Date().timeIntervalSince1970).utf8))
+                kill(process.processIdentifier, SIGINT)
+            }
+        }
+        XCTAssertEqual(result.status, 130, result.output + result.errors)
+        XCTAssertLessThan(result.seconds, 20)
+        // SIGTERM reaches the children (they do not inherit Dispatch's blocked signal mask), so
+        // they stop well before the 2 s grace period after which SIGKILL would be sent.
+        let stopping = Date().timeIntervalSince1970 - Double(interruptTime.text)!
+        XCTAssertLessThan(stopping, 1.8, "the children waited for SIGKILL")
+        let pids = recordedPids
+        XCTAssertEqual(pids.count, 6, "every long step recorded its shell and its child")
+        for pid in pids { XCTAssertFalse(Self.isAlive(pid), "process \(pid) outlived steps") }
+        XCTAssertTrue(result.output.contains("Interrupted: stopping 3 running step(s)"), result.output)
+        XCTAssertTrue(result.output.contains("Interrupted in"), result.output)
+        XCTAssertTrue(result.output.contains("■ a"), result.output)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("waiting-ran").path))
+    }
+
+    func testOverallTimeoutStopsEverythingAndExits124() throws {
+        try writeLongPipeline()
+        let result = try run(["pipeline.json", "--jobs", "3", "--timeout", "1"])
+        XCTAssertEqual(result.status, 124, result.output + result.errors)
+        XCTAssertGreaterThanOrEqual(result.seconds, 1)
+        XCTAssertLessThan(result.seconds, 15)
+        for pid in recordedPids { XCTAssertFalse(Self.isAlive(pid), "process \(pid) outlived steps") }
+        XCTAssertTrue(result.output.contains("Timed out after 1s: stopping 3 running step(s)"), result.output)
+        XCTAssertTrue(result.output.contains("Timed out in"), result.output)
+    }
+
+    func testAChildIgnoringSIGTERMIsKilledAfterTheGracePeriod() throws {
+        try write(#"{ "steps": [ { "name": "stubborn", "run": "trap '' TERM; echo $$ > stubborn.pid; while true; do sleep 0.05; done" } ] }"#)
+        let result = try run(["pipeline.json", "--timeout", "0.5"])
+        XCTAssertEqual(result.status, 124, result.output + result.errors)
+        XCTAssertLessThan(result.seconds, 10)
+        let pid = Int32(try read("stubborn.pid").trimmingCharacters(in: .whitespacesAndNewlines))!
+        XCTAssertFalse(Self.isAlive(pid))
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import XCTest
+
+/// The live view, driven through a real pseudo-terminal: tmux runs `steps` in a detached
+/// session of a known size, and its screen is read back with `capture-pane`.
+final class TerminalViewTests: StepsTestCase {
+    private var session: String!
+
+    override func tearDownWithError() throws {
+        if let session { _ = try? tmux(["kill-session", "-t", session], capturing: false) }
+        try super.tearDownWithError()
+    }
+
+    /// Runs tmux and returns its output. Starting a session forks the tmux server, which
+    /// would keep an output pipe open for ever: those calls get no pipe (`capturing: false`).
+    @discardableResult
+    private func tmux(_ arguments: [String], capturing: Bool = true) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["tmux"] + arguments
+        let out = Pipe()
+        process.standardOutput = capturing ? out : FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = capturing ? out.fileHandleForReading.readDataToEndOfFile() : Data()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private func screen() throws -> [String] {
+        try tmux(["capture-pane", "-p", "-t", session]).split(separator: "\n", omittingEmptySubsequences: false)
+            .map { String($0).trimmingCharacters(in: .whitespaces) }
+    }
+
+    func testTheLiveViewShowsRunningStepsThenEndsWithTheSummary() throws {
+        guard (try? tmux(["-V"]))?.hasPrefix("tmux") == true else {
+            XCTFail("tmux is needed for the terminal view test (apt-get install -y tmux; .ci/run does)")
+            return
+        }
+        try write(#"""
+            { "steps": [
+              { "name": "quick", "run": "true" },
+              { "name": "long-running", "needs": ["quick"], "run": "while [ ! -e release ]; do sleep 0.05; done" },
+              { "name": "flaky", "retry": { "attempts": 2, "backoff": 0 }, "run": "[ -e tried ] || { touch tried; exit 1; }" },
+              { "name": "never", "when": { "env": "STEPS_TEST_NEVER_SET" }, "run": "true" }
+            ] }
+            """#)
+        session = "steps-test-\(getpid())-\(UUID().uuidString.prefix(8))"
+        let command = "cd '\(directory.path)' && env -u STEPS_TEST_NEVER_SET TERM=xterm-256color '\(Self.binary.path)' pipeline.json; echo \"exit=$?\"; sleep 60"
+        try tmux(["new-session", "-d", "-s", session, "-x", "90", "-y", "30", command], capturing: false)
+
+        // While long-running waits, the view shows it with its elapsed time, under the finished steps.
+        eventually(20, "the running step on screen") {
+            (try? screen())?.contains { $0.range(of: #"^. long-running  \d+\.\d\ds$"#, options: .regularExpression) != nil } ?? false
+        }
+        let during = try screen()
+        XCTAssertTrue(during.contains("✓ quick  " + (during.first { $0.hasPrefix("✓ quick  ") }?.dropFirst(9) ?? "")), during.joined(separator: "\n"))
+        XCTAssertTrue(during.contains { $0.hasPrefix("✓ flaky") && $0.hasSuffix("(2 tries)") }, during.joined(separator: "\n"))
+        XCTAssertTrue(during.contains { $0.hasPrefix("- never  skipped: $STEPS_TEST_NEVER_SET is not set") }, during.joined(separator: "\n"))
+        XCTAssertTrue(during.contains { $0.hasPrefix("3/4 done, 1 running") }, during.joined(separator: "\n"))
+
+        try write("", to: "release")
+        eventually(20, "steps to exit") { (try? screen())?.contains("exit=0") ?? false }
+        var lines = try screen()
+        while lines.last?.isEmpty == true { lines.removeLast() }
+        let text = lines.joined(separator: "\n")
+        XCTAssertEqual(lines.last, "exit=0", text)
+        let header = try XCTUnwrap(lines.lastIndex { $0.hasPrefix("step  ") }, text)
+        let summary = Array(lines[header...])
+        XCTAssertEqual(summary.count, 8, text)
+        XCTAssertTrue(summary[1].hasPrefix("quick         ✓ ok"), text)
+        XCTAssertTrue(summary[2].hasPrefix("long-running  ✓ ok"), text)
+        XCTAssertTrue(summary[3].hasPrefix("flaky         ✓ ok                   2"), text)
+        XCTAssertTrue(summary[4].hasPrefix("never         - skipped"), text)
+        XCTAssertTrue(summary[5].hasPrefix("Succeeded in "), text)
+        XCTAssertTrue(summary[6].hasPrefix("Logs: "), text)
+        XCTAssertFalse(lines.contains { $0.contains(" done, ") && $0.contains(" running, ") }, "the live block is gone: \(text)")
+    }
+}
