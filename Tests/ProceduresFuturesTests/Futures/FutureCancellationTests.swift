@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import ProceduresFutures
 
@@ -376,4 +377,54 @@ final class WeakBox<T: AnyObject & Sendable>: @unchecked Sendable {
     // @unchecked: `value` is a weak reference, set once at initialisation; weak loads are atomic.
     weak var value: T?
     init(_ value: T) { self.value = value }
+}
+
+extension FutureCancellationTests {
+    /// `.forceImmediately` on a future shared with another consumer completes it as cancelled for
+    /// everyone and asks its producer (the promise's `onRequestCancel` runs): forcing is local, the
+    /// producer is asked, never forced, and once the future has completed no consumer can want its
+    /// result any more, so the tree rule has nothing left to hold back.
+    func testForcingASharedPromiseFutureAsksItsProducer() {
+        let log = EventLog<CancelRequestOptions>()
+        let promise = recordingPromise(log)
+        let otherConsumer = promise.future.cancellationToken()
+
+        promise.future.cancel(options: .forceImmediately)
+
+        XCTAssertEqual(promise.future.result?.summary, "cancelled")
+        otherConsumer.cancel()  // the other consumer also asks: too late, nothing happens
+        XCTAssertEqual(log.count, 1, "the producer of a force-cancelled future was never asked")
+    }
+
+    /// `[.thisFutureOnly, .forceImmediately]` on a shared promise future also asks its
+    /// producer at once; the producer's answer is ignored (the future has completed).
+    func testForcingThisFutureOnlyAsksTheProducerOnceAndIgnoresItsAnswer() {
+        let log = EventLog<CancelRequestOptions>()
+        let promise = recordingPromise(log, response: .complete(.success(9)))
+        let otherConsumer = promise.future.cancellationToken()
+        promise.future.cancel(options: [.thisFutureOnly, .forceImmediately])
+        XCTAssertEqual(log.count, 1)
+        XCTAssertEqual(promise.future.result?.summary, "cancelled")
+        otherConsumer.cancel()
+        XCTAssertEqual(log.count, 1)
+    }
+
+    /// A promise completed with one future and then (ignored) with another holds a consumer's vote
+    /// on the first only: once it is released pending, the first future's remaining consumer alone
+    /// decides, and its cancel reaches the first future's producer. (Re-pointing on the second call
+    /// used to leave the vote on the first future behind, so it could never be cancelled.)
+    func testIgnoredSecondCompleteWithLeavesNoVoteOnTheFirstFuture() {
+        let log = EventLog<CancelRequestOptions>()
+        let first = recordingPromise(log)
+        let second = Promise<Int>()
+        let firstsOtherConsumer = first.future.cancellationToken()
+        do {
+            let promise = Promise<Int>()
+            promise.complete(with: first.future)
+            promise.complete(with: second.future)
+        }  // promise and its future released pending: their votes are withdrawn
+        firstsOtherConsumer.cancel()  // now the only consumer of `first` asks
+        XCTAssertEqual(log.count, 1, "first's producer was never asked: a vote on it leaked")
+        withExtendedLifetime(second) {}
+    }
 }

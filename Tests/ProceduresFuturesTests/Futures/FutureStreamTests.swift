@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import ProceduresFutures
 
@@ -187,5 +188,27 @@ final class FutureStreamTests: XCTestCase {
             XCTAssertEqual(error as? FutureTestError, FutureTestError(code: 3))
         }
         XCTAssertEqual(values, [1])
+    }
+}
+
+extension FutureStreamTests {
+    /// Cancelling the Task that iterates a stream ends the loop.
+    func testCancellingTheIteratingTaskEndsTheAsyncSequence() async {
+        let promise = StreamPromise<Int>()
+        promise.succeed(1)
+        let firstSeen = expectation(description: "first element")
+        let task = Task {
+            var seen: [Int] = []
+            for await result in promise.stream.results() {
+                if case .success(let value) = result { seen.append(value) }
+                if seen.count == 1 { firstSeen.fulfill() }
+            }
+            return seen
+        }
+        await fulfillment(of: [firstSeen], timeout: 5)
+        task.cancel()
+        let seen = await task.value
+        XCTAssertEqual(seen, [1])
+        XCTAssertTrue(promise.succeed(2))  // the producer is unaffected
     }
 }
