@@ -252,7 +252,7 @@ final class GroupCancellationTests: MisuseRecordingTestCase {
 
     func testCancelCancelsChildrenWaitingForDependencies() {
         // The dependency ignores the cancel, so only the group's cancel can release them.
-        // (For a dependency that finishes when cancelled, see BuiltInRegressionTests.)
+        // (For a dependency that finishes when cancelled, see GroupCancelPropagationTests.)
         let executing = expectation(description: "blocker executing")
         let blocker = stubbornChild(executing: executing)
         let waiting = (0..<3).map { TestProcedure(name: "waiting \($0)") }

@@ -130,3 +130,33 @@ final class BlockObserverTests: CoreTestCase {
         XCTAssertEqual(finished.value, 1)
     }
 }
+
+extension BlockObserverTests {
+    /// An observer added at the same moment a procedure finishes gets did-finish exactly once.
+    func testObserverAddedWhileFinishingGetsDidFinishExactlyOnce() {
+        let iterations = stressIterations(300)
+        let counts = LockedBox<[Int]>(Array(repeating: 0, count: iterations))
+        let delivered = expectation(description: "every late observer heard did-finish")
+        delivered.expectedFulfillmentCount = iterations
+        let queue = ProcedureQueue()
+        for index in 0..<iterations {
+            let rendezvous = Rendezvous()
+            let procedure = BlockProcedure(asyncBlock: { procedure in
+                DispatchQueue.global().async {
+                    rendezvous.arriveAndSpin()
+                    procedure.finish()
+                }
+            })
+            queue.addOperation(procedure)
+            DispatchQueue.global().async {
+                rendezvous.arriveAndSpin()
+                procedure.addDidFinishBlockObserver { _, _ in
+                    counts.mutate { $0[index] += 1 }
+                    delivered.fulfill()
+                }
+            }
+        }
+        wait(for: [delivered], timeout: 20)
+        XCTAssertEqual(counts.value.filter { $0 != 1 }.count, 0, "observers that did not hear did-finish exactly once")
+    }
+}

@@ -75,7 +75,7 @@ final class FinishTests: CoreTestCase {
 
     func testCancelRacingFinishFinishesExactlyOnce() {
         // What holds today whichever wins (the ordering of the hooks under this race is
-        // RegressionTests.testcancelRacingFinishRunsCancelHooksAfterFinish).
+        // CancellationHookTests.testCancelRacingFinishRunsItsHooksBeforeFinishOrNotAtAll).
         for round in 0..<200 {
             let didFinishes = LockedBox(0)
             let procedure = CoreTracedProcedure("race \(round)", trace: CoreTrace(), observed: false, onExecute: { _ in })
@@ -88,5 +88,23 @@ final class FinishTests: CoreTestCase {
             XCTAssertEqual(didFinishes.value, 1, "round \(round)")
             XCTAssertEqual(misuse.kinds(about: procedure), [], "round \(round)")
         }
+    }
+}
+
+extension FinishTests {
+    /// The output belongs to the first finish: a `ResultProcedure` whose first finish carries no
+    /// output keeps `output` nil when a second, ignored `finish(withOutput:)` follows (reported as
+    /// `.finishedTwice`).
+    func testIgnoredSecondFinishDoesNotSupplyTheOutput() {
+        final class FinishesTwice: ResultProcedure<Int>, @unchecked Sendable {
+            override func execute() {
+                finish()
+                finish(withOutput: 2)
+            }
+        }
+        let procedure = FinishesTwice()
+        wait(for: procedure)
+        XCTAssertEqual(misuse.kinds(about: procedure), [.finishedTwice])
+        XCTAssertNil(procedure.output, "the ignored second finish supplied the output")
     }
 }

@@ -98,3 +98,45 @@ final class StartMisuseTests: CoreTestCase {
         XCTAssertEqual(misuse.kinds(about: procedure), [])
     }
 }
+
+extension StartMisuseTests {
+    /// `start()` by hand on a procedure its (suspended) ProcedureQueue has not started yet is
+    /// ignored and reported as `startedOutsideQueue`; the queue runs it once resumed (not the
+    /// caller's thread, despite the suspended queue).
+    func testStartByHandOnAProcedureInASuspendedQueueIsReportedAndIgnored() {
+        let queue = ProcedureQueue()
+        queue.isSuspended = true
+        let procedure = TestProcedure(name: "owned, suspended")
+        queue.addOperation(procedure)
+
+        procedure.start()
+        XCTAssertEqual(misuse.kinds(about: procedure), [.startedOutsideQueue])
+        XCTAssertFalse(procedure.didExecute, "ran although its queue is suspended")
+
+        queue.isSuspended = false
+        wait(for: procedure)
+        assertProcedureFinished(procedure)
+        XCTAssertEqual(procedure.executeCount, 1)
+    }
+
+    /// `start()` by hand on a free procedure waits for all its dependencies, plain `Operation`s
+    /// included, not only procedures.
+    func testStartByHandWaitsForAPlainOperationDependency() {
+        let operation = BlockOperation {}
+        let procedure = TestProcedure(name: "free, plain dependency")
+        procedure.addDependency(operation)
+        let startReturned = expectation(description: "start() returned")
+        Thread {
+            procedure.start()
+            startReturned.fulfill()
+        }.start()
+        wait(for: [startReturned], timeout: 5)
+        XCTAssertFalse(procedure.didExecute, "ran before its dependency")
+
+        let queue = ProcedureQueue()
+        queue.addOperation(operation)
+        wait(for: procedure)
+        XCTAssertTrue(operation.isFinished)
+        XCTAssertEqual(procedure.executeCount, 1)
+    }
+}

@@ -129,7 +129,7 @@ final class QueueMisuseTests: CoreTestCase {
     //
     // The queues are suspended while the cycle is added, so that a member cancelled first
     // cannot finish and release the others before they are cancelled too (that race is
-    // RegressionTests.testdependencyCycleOnARunningQueueLetsAMemberExecute).
+    // DependencyCycleTests.testDependencyCycleOnARunningQueueLetsNoMemberExecute).
 
     private func assertCycleResolved(
         _ procedures: [TestProcedure], queue: ProcedureQueue, file: StaticString = #filePath, line: UInt = #line

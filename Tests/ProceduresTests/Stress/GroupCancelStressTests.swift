@@ -153,7 +153,7 @@ final class GroupCancelStressTests: MisuseRecordingTestCase {
                     if !child.isCancelled {
                         let started = run.startedAt.value[ObjectIdentifier(child)]
                         if let started, let didCancel = run.didCancelAt.value, started < didCancel {
-                            failures.append("regression, cancel after finish or uncancelled late child: " + "\(label): \(name)")
+                            failures.append("cancel after finish or uncancelled late child: " + "\(label): \(name)")
                         } else {
                             failures.append("\(label): \(name) added after cancel() returned is not cancelled")
                         }

@@ -2,11 +2,11 @@ import Foundation
 import ProceduresTesting
 import XCTest
 
-/// What a review of `ProcedureQueue.addBarrierBlock` found in its first version, each now a
-/// test: barriers kept what they waited for alive, freed a finished barrier under the queue's
-/// lock, could miss an operation added while they were being added, and made cycle detection
-/// quadratic for chains added dependents-first behind them.
-final class BarrierRegressionTests: CoreTestCase {
+/// `ProcedureQueue.addBarrierBlock`: a barrier waits for everything added before it (waiting
+/// procedures and operations whose add began first included), lets go of its block and of
+/// what it waited for once finished or cancelled, frees nothing under the queue's lock, and
+/// keeps cycle detection linear for chains added behind it.
+final class BarrierTests: CoreTestCase {
     private final class Token: Sendable {}
     private final class WeakQueue: @unchecked Sendable {
         // @unchecked: written once before the queue is shared, then only read.
@@ -213,5 +213,35 @@ final class BarrierRegressionTests: CoreTestCase {
         gate.finish()
         wait(forAll: earlier + chain, timeout: 60)
         XCTAssertTrue(misuse.all.isEmpty, "\(misuse.all.prefix(3))")
+    }
+}
+
+extension BarrierTests {
+    /// `addBarrierBlock` waits for procedures added before it that still wait for their
+    /// dependencies (OperationQueue's contract: the barrier runs after every operation added before
+    /// it). Waiting procedures are kept out of Foundation's queue, so the barrier's gate depends on
+    /// them explicitly.
+    func testBarrierBlockWaitsForProceduresWaitingOnDependencies() {
+        let other = ProcedureQueue()
+        let gate = BlockProcedure(asyncBlock: { _ in })
+        gate.name = "gate"
+        let queue = ProcedureQueue()
+        let earlier = TestProcedure(name: "earlier")
+        earlier.addDependency(gate)
+        other.addOperation(gate)
+        queue.addOperation(earlier)
+
+        let barrierRan = expectation(description: "barrier ran")
+        let earlierFinishedBeforeBarrier = LockedBox<Bool?>(nil)
+        queue.addBarrierBlock {
+            earlierFinishedBeforeBarrier.mutate { $0 = earlier.isFinished }
+            barrierRan.fulfill()
+        }
+        // The gate opens only after the barrier is queued: a barrier that ignored the waiting
+        // procedure would run (and record false) whenever it gets there first.
+        gate.finish()
+        wait(for: [barrierRan], timeout: 10)
+        wait(for: earlier)
+        XCTAssertEqual(earlierFinishedBeforeBarrier.value, true, "the barrier ran before an earlier procedure finished")
     }
 }

@@ -1,0 +1,23 @@
+import Foundation
+import ProceduresTesting
+import XCTest
+
+/// A ProcedureQueue runs its procedures whatever `underlyingQueue` it is given.
+final class UnderlyingQueueTests: CoreTestCase {
+    /// A ProcedureQueue whose `underlyingQueue` is `DispatchQueue.main` runs its procedures (XCTest's
+    /// `wait` services the main queue). corelibs' `OperationQueue.current` answers `.main` for any
+    /// code on the main thread, so the queue's own start must not be taken for a start by hand.
+    func testProceduresRunOnAQueueWhoseUnderlyingQueueIsMain() {
+        let queue = ProcedureQueue()
+        queue.underlyingQueue = DispatchQueue.main
+        let plainRan = expectation(description: "plain BlockOperation ran on the same queue")
+        queue.addOperation { plainRan.fulfill() }
+        wait(for: [plainRan], timeout: 5)
+
+        let procedure = TestProcedure(name: "on main")
+        queue.addOperation(procedure)
+        wait(for: procedure, timeout: 10)
+        XCTAssertEqual(procedure.executeCount, 1)
+        XCTAssertEqual(misuse.kinds(about: procedure), [])
+    }
+}
