@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import ProceduresFutures
 
-/// `map`, `flatMap`, `&&`, `||` (research §2.3, 11–15), with this library's rule that `&&`
+/// `map`, `flatMap`, `&&`, `||` (as in couchdeveloper/Cancellation), with this library's rule that `&&`
 /// and `||` always complete.
 final class TokenCombinatorTests: XCTestCase {
     func testMapCompletesWithTheTransformOnlyWhenCancelled() {

@@ -2,10 +2,10 @@ import Foundation
 import XCTest
 @testable import ProceduresFutures
 
-/// Cancel requests taken from futures: the FutureKit statements (research §2.1). Where this
+/// Cancel requests taken from futures: what FutureKit guarantees. Where this
 /// library's tree rule differs from FutureKit's default, the test is named after the rule.
 final class FutureCancellationTests: XCTestCase {
-    // MARK: Basic token behaviour (statements 1–6)
+    // MARK: Basic token behaviour
 
     func testHandlerReceivesTheRequestOnceWithItsOptions() {
         let log = EventLog<CancelRequestOptions>()
@@ -67,7 +67,7 @@ final class FutureCancellationTests: XCTestCase {
         XCTAssertEqual(promise.future.result?.summary, "success(2)")
     }
 
-    // MARK: onRequestCancel responses (statements 7–12)
+    // MARK: onRequestCancel responses
 
     func testContinueKeepsTheFuturePendingUntilThePromiseConfirms() {
         let log = EventLog<CancelRequestOptions>()
@@ -131,7 +131,7 @@ final class FutureCancellationTests: XCTestCase {
         XCTAssertEqual(promise.future.result?.summary, "cancelled")
     }
 
-    // MARK: Chains (statements 13–17)
+    // MARK: Chains
 
     func testRequestOnDerivedFutureIsForwardedAndTheBlockNeverRuns() {
         let log = EventLog<CancelRequestOptions>()
@@ -220,7 +220,7 @@ final class FutureCancellationTests: XCTestCase {
         XCTAssertFalse(promise.succeed(1))
     }
 
-    // MARK: Trees (statements 18–23): here the tree rule is the default
+    // MARK: Trees: here the tree rule is the default
 
     func testTreeRule_sharedParentIsNotAskedWhileASiblingStillWantsIt() {
         let log = EventLog<CancelRequestOptions>()
@@ -318,7 +318,7 @@ final class FutureCancellationTests: XCTestCase {
         XCTAssertEqual(all.result?.summary, "cancelled")
     }
 
-    // MARK: Combinators registered with a CancellationToken (semantics 12)
+    // MARK: Combinators registered with a CancellationToken (a cancelled token completes them as cancelled)
 
     func testCombinatorWithCancelledTokenNeverRunsAndCompletesAsCancelled() {
         let request = CancellationRequest()

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import ProceduresFutures
 
-/// Completion and handlers: the RXFuture statements (research §2.2) for a valued future.
+/// Completion and handlers: what RXFuture guarantees, for a valued future.
 final class FutureCompletionTests: XCTestCase {
     func testCompletesOnceAndLaterAttemptsReportThatTheyLost() {
         let promise = Promise<Int>()

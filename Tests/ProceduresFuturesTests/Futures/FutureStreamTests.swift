@@ -3,7 +3,7 @@ import XCTest
 @testable import ProceduresFutures
 
 /// FutureStream / StreamPromise: capacity replay, handlers, combinators, token unsubscription
-/// (research §2.4, 10–11) and the AsyncSequence view.
+/// (as in SimpleFutures) and the AsyncSequence view.
 final class FutureStreamTests: XCTestCase {
     private let immediate = ImmediateExecutionContext()
 

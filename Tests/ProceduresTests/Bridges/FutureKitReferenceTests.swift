@@ -2,8 +2,8 @@ import Foundation
 import ProceduresTesting
 import XCTest
 
-/// The cancellation example of the FutureKit reference (`reference/futurekit-cancellation.txt`),
-/// with procedures in place of its async functions (issue 4, item 4).
+/// The cancellation example of FutureKit's guide, with procedures in place of its async
+/// functions.
 /// The reference's async functions, each returning the future of a procedure it starts.
 final class ReferenceFunctions: Sendable {
     let queue = ProcedureQueue()

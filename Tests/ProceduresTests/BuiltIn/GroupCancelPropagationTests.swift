@@ -11,7 +11,7 @@ final class GroupCancelPropagationTests: MisuseRecordingTestCase {
     /// already be cancelled when they start, so their work never runs.
     func testGroupCancelReachesChildrenWaitingOnACancelledChildBeforeTheyRun() {
         let executing = expectation(description: "blocker executing")
-        let blocker = BuiltInWaitForCancel(name: "blocker")  // finishes when cancelled
+        let blocker = WaitForCancelProcedure(name: "blocker")  // finishes when cancelled
         blocker.addDidExecuteBlockObserver { _ in executing.fulfill() }
         let waiting = (0..<50).map { TestProcedure(name: "waiting \($0)") }
         for procedure in waiting { procedure.addDependency(blocker) }
@@ -32,7 +32,7 @@ final class GroupCancelPropagationTests: MisuseRecordingTestCase {
     /// cancelled (a `cancel()` that arrives after a plain operation finished has no effect).
     func testGroupCancelReachesPlainChildrenWaitingOnACancelledChild() {
         let executing = expectation(description: "blocker executing")
-        let blocker = BuiltInWaitForCancel(name: "blocker")
+        let blocker = WaitForCancelProcedure(name: "blocker")
         blocker.addDidExecuteBlockObserver { _ in executing.fulfill() }
         let runs = LockedBox(0)
         let plain = (0..<20).map { _ in BlockOperation { runs.mutate { $0 += 1 } } }
@@ -52,7 +52,7 @@ final class GroupCancelPropagationTests: MisuseRecordingTestCase {
     func testChildFailureBeforeACancelWithoutErrorsIsKept() {
         let failing = TestProcedure(name: "failing", error: TestError("real failure"))
         let executing = expectation(description: "running child executing")
-        let running = BuiltInWaitForCancel(name: "running")
+        let running = WaitForCancelProcedure(name: "running")
         running.addDidExecuteBlockObserver { _ in executing.fulfill() }
         let group = GroupProcedure(operations: [failing, running])
         ProcedureQueue().addOperation(group)
@@ -63,7 +63,7 @@ final class GroupCancelPropagationTests: MisuseRecordingTestCase {
         group.cancel()
         wait(for: group, timeout: 10)
         XCTAssertTrue(group.isCancelled)
-        XCTAssertEqual(builtInTestErrorIDs(group.errors), ["real failure"], "\(group.errors)")
+        XCTAssertEqual(testErrorIDs(group.errors), ["real failure"], "\(group.errors)")
     }
 
     /// A suspended group finishes promptly when cancelled, as a cancelled group is documented to,
@@ -93,7 +93,7 @@ final class GroupCancelPropagationTests: MisuseRecordingTestCase {
     /// practice, the group handling a child's finish): the group's cancel request is recorded
     /// synchronously, with its errors.
     func testChildAddedAfterCancelReturnedIsCancelled() {
-        let anchor = BuiltInWaitForCancel(name: "anchor")
+        let anchor = WaitForCancelProcedure(name: "anchor")
         let group = GroupProcedure(operations: [anchor])
         let inObserver = expectation(description: "group's did-execute observer running")
         let release = DispatchSemaphore(value: 0)

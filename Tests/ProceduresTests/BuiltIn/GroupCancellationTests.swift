@@ -29,11 +29,11 @@ final class GroupCancellationTests: MisuseRecordingTestCase {
 
     /// Children that finish only when cancelled, and an expectation fulfilled once all of
     /// them are executing.
-    private func runningChildren(_ count: Int, prefix: String = "child") -> ([BuiltInWaitForCancel], XCTestExpectation) {
+    private func runningChildren(_ count: Int, prefix: String = "child") -> ([WaitForCancelProcedure], XCTestExpectation) {
         let executing = expectation(description: "\(count) \(prefix)(ren) executing")
         executing.expectedFulfillmentCount = count
-        let children = (0..<count).map { i -> BuiltInWaitForCancel in
-            let child = BuiltInWaitForCancel(name: "\(prefix) \(i)")
+        let children = (0..<count).map { i -> WaitForCancelProcedure in
+            let child = WaitForCancelProcedure(name: "\(prefix) \(i)")
             child.addDidExecuteBlockObserver { _ in executing.fulfill() }
             return child
         }
@@ -92,7 +92,7 @@ final class GroupCancellationTests: MisuseRecordingTestCase {
 
         group.cancel()
         // It would never finish by itself: only the group's cancellation lets it finish.
-        let late = BuiltInWaitForCancel(name: "late")
+        let late = WaitForCancelProcedure(name: "late")
         group.addChild(late)
         XCTAssertFalse(group.isFinished)
         stubborn.finish()
@@ -107,9 +107,9 @@ final class GroupCancellationTests: MisuseRecordingTestCase {
     func testChildProducedAfterCancelIsCancelled() {
         let (children, executing) = runningChildren(1)
         let group = GroupProcedure(operations: children)
-        let produced = BuiltInWaitForCancel(name: "produced")
+        let produced = WaitForCancelProcedure(name: "produced")
         let producerExecuting = expectation(description: "producer executing")
-        let producer = BuiltInWaitForCancel(name: "producer")
+        let producer = WaitForCancelProcedure(name: "producer")
         producer.addDidExecuteBlockObserver { _ in producerExecuting.fulfill() }
         // Produced from its will-cancel observer, so after the group's cancel reached it.
         producer.addWillCancelBlockObserver { producer, _ in try? producer.produce(produced) }
@@ -157,18 +157,18 @@ final class GroupCancellationTests: MisuseRecordingTestCase {
 
         let error = TestError("group")
         group.cancel(withError: error)
-        let late = BuiltInWaitForCancel(name: "late")
+        let late = WaitForCancelProcedure(name: "late")
         group.addChild(late)
         stubborn.finish()
         wait(for: group, timeout: 10)
         assertProcedureCancelled(group, withErrors: true)
         XCTAssertEqual(group.errors.count, 1, "\(group.errors)")
         XCTAssertEqual(group.errors.first as? TestError, error)
-        XCTAssertFalse(builtInContainsParentCancelled(group.errors))
+        XCTAssertFalse(containsParentCancelled(group.errors))
 
         for child in children + [late] {
             assertProcedureCancelled(child, withErrors: true)
-            let inner = builtInParentCancelledErrors(child.errors)
+            let inner = parentCancelledErrors(child.errors)
             XCTAssertNotNil(inner, "\(child.name ?? ""): \(child.errors)")
             XCTAssertEqual(inner?.compactMap { $0 as? TestError }, [error])
         }
@@ -182,7 +182,7 @@ final class GroupCancellationTests: MisuseRecordingTestCase {
         group.cancel(withErrors: [TestError("x"), TestError("y")])
         wait(for: group, timeout: 10)
         XCTAssertEqual(group.errors.compactMap { ($0 as? TestError)?.id }, ["x", "y"])
-        XCTAssertEqual(builtInParentCancelledErrors(children[0].errors).map(builtInTestErrorIDs), ["x", "y"])
+        XCTAssertEqual(parentCancelledErrors(children[0].errors).map(testErrorIDs), ["x", "y"])
     }
 
     func testPlainCancelReportsNoErrors() {
@@ -207,9 +207,9 @@ final class GroupCancellationTests: MisuseRecordingTestCase {
 
         group.cancel(withError: TestError("group"))
         wait(for: group, timeout: 10)
-        XCTAssertEqual(builtInTestErrorIDs(group.errors), ["group"])
+        XCTAssertEqual(testErrorIDs(group.errors), ["group"])
         XCTAssertEqual(group.errors.count, 1)
-        XCTAssertEqual(builtInTestErrorIDs(child.errors), ["echo"])
+        XCTAssertEqual(testErrorIDs(child.errors), ["echo"])
     }
 
     func testCancelAfterFinishIsIgnored() {
@@ -234,7 +234,7 @@ final class GroupCancellationTests: MisuseRecordingTestCase {
         assertProcedureFinished(sibling)
         // The child's own cancel error is a child error like any other.
         assertProcedureFinishedWithErrors(group, count: 1)
-        XCTAssertEqual(builtInTestErrorIDs(group.errors), ["child"])
+        XCTAssertEqual(testErrorIDs(group.errors), ["child"])
     }
 
     func testChildCancellingItsGroupCancelsEverything() {
@@ -337,7 +337,7 @@ final class GroupCancellationTests: MisuseRecordingTestCase {
         for procedure in [child, late] {
             assertProcedureCancelled(procedure, withErrors: true)
             XCTAssertEqual(procedure.executeCount, 0)
-            XCTAssertEqual(builtInParentCancelledErrors(procedure.errors)?.compactMap { $0 as? TestError }, [error])
+            XCTAssertEqual(parentCancelledErrors(procedure.errors)?.compactMap { $0 as? TestError }, [error])
         }
     }
 
@@ -400,7 +400,7 @@ final class GroupCancellationTests: MisuseRecordingTestCase {
         assertProcedureCancelled(inner, withErrors: true)
         // The inner group carries its own cancel error (from its parent), not echoes.
         XCTAssertEqual(inner.errors.count, 1, "\(inner.errors)")
-        XCTAssertEqual(builtInParentCancelledErrors(inner.errors)?.compactMap { $0 as? TestError }, [error])
+        XCTAssertEqual(parentCancelledErrors(inner.errors)?.compactMap { $0 as? TestError }, [error])
         for procedure in grandchildren + siblings { assertProcedureCancelled(procedure, withErrors: true) }
     }
 

@@ -5,7 +5,7 @@ import XCTest
 /// Semantic 4: will-cancel hooks run exactly once before `isCancelled` becomes true, the
 /// overrides run before the observers, and nothing cancel-related happens once a procedure
 /// has begun finishing.
-final class CancellationHookTests: CoreTestCase {
+final class CancellationHookTests: ProcedureTestCase {
     func testWillCancelObserversSeeNotCancelledAndDidCancelObserversSeeCancelled() {
         let seen = LockedBox<[String]>([])
         let procedure = TestProcedure(name: "flags")
@@ -23,8 +23,8 @@ final class CancellationHookTests: CoreTestCase {
     func testCancelHooksRunExactlyOnceUnderConcurrentCancels() {
         let willCancels = LockedBox(0)
         let didCancels = LockedBox(0)
-        let trace = CoreTrace()
-        let procedure = CoreTracedProcedure("contended", trace: trace)
+        let trace = CallbackTrace()
+        let procedure = TracedProcedure("contended", trace: trace)
         procedure.addWillCancelBlockObserver { _, _ in willCancels.mutate { $0 += 1 } }
         procedure.addDidCancelBlockObserver { _, _ in didCancels.mutate { $0 += 1 } }
 
@@ -44,8 +44,8 @@ final class CancellationHookTests: CoreTestCase {
 
     func testOverridesRunBeforeObserversOfTheSameEvent() {
         // The trace observer is the procedure's first observer; the overrides still come first.
-        let trace = CoreTrace()
-        let procedure = CoreTracedProcedure("order", trace: trace)
+        let trace = CallbackTrace()
+        let procedure = TracedProcedure("order", trace: trace)
         procedure.cancel()
         XCTAssertEqual(trace.entries, [
             "procedureWillCancel(cancelled: false)", "willCancel",
@@ -64,7 +64,7 @@ final class CancellationHookTests: CoreTestCase {
         procedure.cancel(withErrors: errors)
         XCTAssertEqual(received.value, [["a", "b"], ["a", "b"]])
         wait(for: procedure)
-        XCTAssertTrue(coreErrors(procedure.errors, equal: errors))
+        XCTAssertTrue(testErrors(procedure.errors, equal: errors))
     }
 
     func testCancelWithoutErrorsDoesNotMakeTheProcedureFail() {
@@ -76,8 +76,8 @@ final class CancellationHookTests: CoreTestCase {
     }
 
     func testNoCancelHooksOnceFinishWasCalledFromExecute() {
-        let trace = CoreTrace()
-        let procedure = CoreTracedProcedure("finishing", trace: trace) { procedure in
+        let trace = CallbackTrace()
+        let procedure = TracedProcedure("finishing", trace: trace) { procedure in
             procedure.finish()
             procedure.cancel()  // after finish, in the same callback: too late
         }
@@ -93,8 +93,8 @@ final class CancellationHookTests: CoreTestCase {
     func testNoCancelHooksForAProcedureFinishedBeforeItStarted() {
         // finish() before the queue starts a procedure is remembered; a cancel after it has
         // no effect, and `execute()` is skipped.
-        let trace = CoreTrace()
-        let procedure = CoreTracedProcedure("finished early", trace: trace)
+        let trace = CallbackTrace()
+        let procedure = TracedProcedure("finished early", trace: trace)
         procedure.finish()
         procedure.cancel()
         XCTAssertFalse(procedure.isCancelled)
@@ -113,11 +113,11 @@ final class CancellationHookTests: CoreTestCase {
     func testCancelFromAnotherThreadWhileExecuteRunsIsDeliveredAfterExecuteReturns() {
         // Callbacks never overlap: the cancel hooks wait for execute() (and the did-execute
         // observers) to return, then run.
-        let trace = CoreTrace()
+        let trace = CallbackTrace()
         let inExecute = expectation(description: "in execute")
         let release = DispatchSemaphore(value: 0)  // test-side only: holds execute() open
         let cancelReturned = expectation(description: "cancel returned")
-        let procedure = CoreTracedProcedure("busy", trace: trace, onExecute: { _ in
+        let procedure = TracedProcedure("busy", trace: trace, onExecute: { _ in
             inExecute.fulfill()
             release.wait()
         }, onDidCancel: { $0.finish() })
@@ -169,7 +169,7 @@ extension CancellationHookTests {
         let logs = (0..<rounds).map { _ in LockedBox<[String]>([]) }
         let procedures = (0..<rounds).map { round in
             let log = logs[round]
-            let procedure = CoreTracedProcedure("race \(round)", trace: CoreTrace(), observed: false, onExecute: { _ in })
+            let procedure = TracedProcedure("race \(round)", trace: CallbackTrace(), observed: false, onExecute: { _ in })
             procedure.addDidCancelBlockObserver { procedure, _ in
                 log.mutate { $0.append("didCancel finished=\(procedure.isFinished)") }
             }

@@ -5,7 +5,7 @@ import XCTest
 /// A dependency cycle never hangs silently: it is detected wherever it is closed (adding to a
 /// queue, starting by hand, two threads at once), reported once, and every member is cancelled
 /// with `ProcedureError.dependencyCycle` without executing.
-final class DependencyCycleTests: CoreTestCase {
+final class DependencyCycleTests: ProcedureTestCase {
     /// A dependency cycle added to a running queue: every procedure on the cycle is cancelled with
     /// `dependencyCycle` and none executes. The members are cancelled together, before any of them
     /// can become ready: cancelled one after another, the first would finish on a worker and release

@@ -4,14 +4,14 @@ import XCTest
 
 /// `produce(_:)`: a running procedure adds an operation to its own queue, with will/did-add
 /// observers, before a later `finish()` from the same callback.
-final class ProduceTests: CoreTestCase {
+final class ProduceTests: ProcedureTestCase {
     func testProducedOperationGoesToTheProceduresQueueBeforeItFinishes() {
-        let delegate = CoreRecordingDelegate()
+        let delegate = RecordingQueueDelegate()
         let queue = ProcedureQueue()
         queue.delegate = delegate
         let produced = TestProcedure(name: "produced")
-        let trace = CoreTrace()
-        let producer = CoreTracedProcedure("producer", trace: trace) { procedure in
+        let trace = CallbackTrace()
+        let producer = TracedProcedure("producer", trace: trace) { procedure in
             do { try procedure.produce(produced) } catch { XCTFail("produce threw \(error)") }
             procedure.finish()
         }
@@ -48,7 +48,7 @@ final class ProduceTests: CoreTestCase {
     func testProducedOperationIsPassedToTheObservers() {
         let produced = BlockOperation {}
         let seen = LockedBox<[Bool]>([])
-        let producer = CoreTracedProcedure("producer", trace: CoreTrace()) { procedure in
+        let producer = TracedProcedure("producer", trace: CallbackTrace()) { procedure in
             try? procedure.produce(produced)
             procedure.finish()
         }
@@ -84,7 +84,7 @@ final class ProduceTests: CoreTestCase {
         let order = LockedBox<[String]>([])
         let produced = BlockProcedure { order.mutate { $0.append("produced") } }
         produced.name = "produced"
-        let producer = CoreTracedProcedure("producer", trace: CoreTrace(), observed: false) { procedure in
+        let producer = TracedProcedure("producer", trace: CallbackTrace(), observed: false) { procedure in
             produced.addDependency(procedure)
             try? procedure.produce(produced)
             order.mutate { $0.append("producer") }
@@ -149,7 +149,7 @@ final class ProduceTests: CoreTestCase {
 
     func testProduceFromAProcedureStartedByHandThrows() {
         let threw = LockedBox<Bool?>(nil)
-        let procedure = CoreTracedProcedure("free", trace: CoreTrace()) { procedure in
+        let procedure = TracedProcedure("free", trace: CallbackTrace()) { procedure in
             do {
                 try procedure.produce(BlockOperation {})
                 threw.mutate { $0 = false }
@@ -226,14 +226,14 @@ extension ProduceTests {
     /// operation would be dropped silently).
     func testProduceAfterFinishInTheSameCallbackThrows() {
         let delegateDone = expectation(description: "queue delegate told the producer finished")
-        let delegate = CoreRecordingDelegate(onDidFinish: { procedure in
+        let delegate = RecordingQueueDelegate(onDidFinish: { procedure in
             if procedure.name == "producer" { delegateDone.fulfill() }
         })
         let queue = ProcedureQueue()
         queue.delegate = delegate
         let produced = TestProcedure(name: "produced")
         let threw = LockedBox<Bool?>(nil)
-        let producer = CoreTracedProcedure("producer", trace: CoreTrace(), observed: false) { procedure in
+        let producer = TracedProcedure("producer", trace: CallbackTrace(), observed: false) { procedure in
             procedure.finish()
             do {
                 try procedure.produce(produced)

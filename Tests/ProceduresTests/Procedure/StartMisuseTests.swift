@@ -4,7 +4,7 @@ import XCTest
 
 /// `start()` called by hand: runs a free procedure (waiting for its dependencies without
 /// blocking); otherwise ignored and reported as `startedOutsideQueue`.
-final class StartMisuseTests: CoreTestCase {
+final class StartMisuseTests: ProcedureTestCase {
     func testStartByHandRunsAFreeProcedure() {
         let recorder = ProcedureEventRecorder()
         let procedure = TestProcedure(name: "free", recorder: recorder)
@@ -41,7 +41,7 @@ final class StartMisuseTests: CoreTestCase {
     }
 
     func testStartByHandTwiceIsReported() {
-        let procedure = CoreTracedProcedure("twice", trace: CoreTrace(), onExecute: { _ in })
+        let procedure = TracedProcedure("twice", trace: CallbackTrace(), onExecute: { _ in })
         procedure.start()
         procedure.start()
         XCTAssertEqual(misuse.kinds(about: procedure), [.startedOutsideQueue])
@@ -79,7 +79,7 @@ final class StartMisuseTests: CoreTestCase {
     }
 
     func testStartByHandOnARunningProcedureIsReported() {
-        let procedure = CoreTracedProcedure("running", trace: CoreTrace(), onExecute: { _ in })
+        let procedure = TracedProcedure("running", trace: CallbackTrace(), onExecute: { _ in })
         runUntilExecuting(procedure)
         procedure.start()
         XCTAssertEqual(misuse.kinds(about: procedure), [.startedOutsideQueue])

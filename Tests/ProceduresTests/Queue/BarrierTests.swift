@@ -6,7 +6,7 @@ import XCTest
 /// procedures and operations whose add began first included), lets go of its block and of
 /// what it waited for once finished or cancelled, frees nothing under the queue's lock, and
 /// keeps cycle detection linear for chains added behind it.
-final class BarrierTests: CoreTestCase {
+final class BarrierTests: ProcedureTestCase {
     private final class Token: Sendable {}
     private final class WeakQueue: @unchecked Sendable {
         // @unchecked: written once before the queue is shared, then only read.

@@ -4,7 +4,7 @@ import XCTest
 
 /// Finished procedures are released: nothing in the library keeps them (or their observers)
 /// alive once they and their dependents have finished.
-final class DeallocationTests: CoreTestCase {
+final class DeallocationTests: ProcedureTestCase {
     private final class WeakBox: @unchecked Sendable {
         weak var procedure: Procedure?
         init(_ procedure: Procedure) { self.procedure = procedure }

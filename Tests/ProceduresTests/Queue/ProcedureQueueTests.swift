@@ -4,13 +4,13 @@ import XCTest
 
 /// `ProcedureQueue`: delegate, plain operations, width, suspension, underlying queue,
 /// cancelling, waiting procedures, long chains and dependencies across queues.
-final class ProcedureQueueTests: CoreTestCase {
+final class ProcedureQueueTests: ProcedureTestCase {
     // MARK: - Delegate
 
     func testDelegateIsToldAddAndFinishInOrderWithErrors() {
         let delegateDone = expectation(description: "delegate told both finished")
         delegateDone.expectedFulfillmentCount = 2
-        let delegate = CoreRecordingDelegate(onDidFinish: { _ in delegateDone.fulfill() })
+        let delegate = RecordingQueueDelegate(onDidFinish: { _ in delegateDone.fulfill() })
         let queue = ProcedureQueue()
         queue.delegate = delegate
         let gate = makeGate()
@@ -32,7 +32,7 @@ final class ProcedureQueueTests: CoreTestCase {
 
     func testDelegateGetsTheCancelErrorsOfACancelledProcedure() {
         let delegateDone = expectation(description: "delegate told finished")
-        let delegate = CoreRecordingDelegate(onDidFinish: { _ in delegateDone.fulfill() })
+        let delegate = RecordingQueueDelegate(onDidFinish: { _ in delegateDone.fulfill() })
         let queue = ProcedureQueue()
         queue.delegate = delegate
         let procedure = TestProcedure(name: "c")
@@ -79,9 +79,9 @@ final class ProcedureQueueTests: CoreTestCase {
 
     func testDelegateIsHeldWeakly() {
         let queue = ProcedureQueue()
-        weak var weakDelegate: CoreRecordingDelegate?
+        weak var weakDelegate: RecordingQueueDelegate?
         do {
-            let delegate = CoreRecordingDelegate()
+            let delegate = RecordingQueueDelegate()
             weakDelegate = delegate
             queue.delegate = delegate
             XCTAssertNotNil(queue.delegate)
@@ -96,7 +96,7 @@ final class ProcedureQueueTests: CoreTestCase {
     // MARK: - Plain operations
 
     func testPlainBlockOperationsRunAndTheDelegateSeesThemAdded() {
-        let delegate = CoreRecordingDelegate()
+        let delegate = RecordingQueueDelegate()
         let queue = ProcedureQueue()
         queue.delegate = delegate
         let ran = expectation(description: "operations ran")
@@ -435,7 +435,7 @@ final class ProcedureQueueTests: CoreTestCase {
 
     func testTheDelegateIsNotToldAboutBarriers() {
         let laterFinished = expectation(description: "delegate told the later procedure finished")
-        let delegate = CoreRecordingDelegate(onDidFinish: { if $0.name == "later" { laterFinished.fulfill() } })
+        let delegate = RecordingQueueDelegate(onDidFinish: { if $0.name == "later" { laterFinished.fulfill() } })
         let queue = ProcedureQueue()
         queue.delegate = delegate
         queue.addOperation(TestProcedure(name: "earlier"))

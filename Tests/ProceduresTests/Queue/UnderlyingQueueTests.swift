@@ -3,7 +3,7 @@ import ProceduresTesting
 import XCTest
 
 /// A ProcedureQueue runs its procedures whatever `underlyingQueue` it is given.
-final class UnderlyingQueueTests: CoreTestCase {
+final class UnderlyingQueueTests: ProcedureTestCase {
     /// A ProcedureQueue whose `underlyingQueue` is `DispatchQueue.main` runs its procedures (XCTest's
     /// `wait` services the main queue). corelibs' `OperationQueue.current` answers `.main` for any
     /// code on the main thread, so the queue's own start must not be taken for a start by hand.
