@@ -245,3 +245,124 @@ extension BarrierTests {
         XCTAssertEqual(earlierFinishedBeforeBarrier.value, true, "the barrier ran before an earlier procedure finished")
     }
 }
+
+extension BarrierTests {
+    func testBarrierWaitsForWaitingProceduresAndHoldsBackLaterOnes() {
+        let gateQueue = ProcedureQueue()
+        let gate = makeGate()
+        gateQueue.addOperation(gate)
+        let queue = ProcedureQueue()
+        let log = LockedBox<[String]>([])
+        let earlier = BlockProcedure { log.mutate { $0.append("earlier") } }
+        earlier.addDependency(gate)
+        queue.addOperation(earlier)
+        XCTAssertEqual(queue.waitingProcedureCount, 1)
+
+        let barrierRan = expectation(description: "barrier ran")
+        queue.addBarrierBlock {
+            log.mutate { $0.append("barrier") }
+            barrierRan.fulfill()
+        }
+        let later = BlockProcedure { log.mutate { $0.append("later") } }
+        let laterWaiting = BlockProcedure { log.mutate { $0.append("later, after a dependency") } }
+        let dependency = TestProcedure(name: "dependency")
+        laterWaiting.addDependency(dependency)
+        queue.addOperations([later, laterWaiting, dependency], waitUntilFinished: false)
+
+        gate.finish()
+        wait(for: [barrierRan], timeout: 10)
+        wait(forAll: [earlier, later, laterWaiting])
+        let entries = log.value
+        XCTAssertEqual(Array(entries.prefix(2)), ["earlier", "barrier"], "\(entries)")
+        XCTAssertEqual(Set(entries.dropFirst(2)), ["later", "later, after a dependency"], "\(entries)")
+    }
+
+    func testBarrierRunsOnceItsWaitingProceduresAreCancelled() {
+        let gate = makeGate()
+        let queue = ProcedureQueue()
+        let waiting = TestProcedure(name: "waiting")
+        waiting.addDependency(gate)
+        queue.addOperation(waiting)
+        let barrierRan = expectation(description: "barrier ran")
+        queue.addBarrierBlock { barrierRan.fulfill() }
+        waiting.cancel()
+        wait(for: [barrierRan], timeout: 10)
+        assertProcedureCancelled(waiting)
+        XCTAssertFalse(gate.isFinished, "the gate never ran: the barrier did not wait for it")
+    }
+
+    func testCancelAllOperationsCancelsAPendingBarrierAndLaterOperationsStillRun() {
+        let queue = ProcedureQueue()
+        queue.isSuspended = true
+        let earlier = TestProcedure(name: "earlier")
+        queue.addOperation(earlier)
+        let barrierRan = LockedBox(false)
+        queue.addBarrierBlock { barrierRan.mutate { $0 = true } }
+        queue.cancelAllOperations()
+        let later = TestProcedure(name: "later")
+        queue.addOperation(later)
+        queue.isSuspended = false
+        wait(forAll: [earlier, later])
+        assertProcedureCancelled(earlier)
+        assertProcedureFinished(later)
+        queue.waitUntilAllOperationsAreFinished()
+        XCTAssertFalse(barrierRan.value, "a cancelled barrier's block does not run")
+    }
+
+    func testBarriersRunInTheOrderTheyWereAdded() {
+        let queue = ProcedureQueue()
+        let log = LockedBox<[Int]>([])
+        let gate = makeGate()
+        let first = TestProcedure(name: "first")
+        first.addDependency(gate)
+        queue.addOperations([gate, first], waitUntilFinished: false)
+        let done = expectation(description: "last barrier ran")
+        for index in 0..<20 {
+            queue.addBarrierBlock {
+                log.mutate { $0.append(index) }
+                if index == 19 { done.fulfill() }
+            }
+            queue.addOperation(BlockProcedure { log.mutate { $0.append(100 + index) } })
+        }
+        gate.finish()
+        wait(for: [done], timeout: 10)
+        queue.waitUntilAllOperationsAreFinished()
+        let entries = log.value
+        // Each barrier runs after the procedure added just before it, and before the next.
+        XCTAssertEqual(entries.filter { $0 < 100 }, Array(0..<20), "\(entries)")
+        for index in 0..<20 {
+            let barrier = entries.firstIndex(of: index)!
+            if index > 0 { XCTAssertLessThan(entries.firstIndex(of: 99 + index)!, barrier, "\(entries)") }
+            XCTAssertLessThan(barrier, entries.firstIndex(of: 100 + index)!, "\(entries)")
+        }
+    }
+
+    func testTheDelegateIsNotToldAboutBarriers() {
+        let laterFinished = expectation(description: "delegate told the later procedure finished")
+        let delegate = RecordingQueueDelegate(onDidFinish: { if $0.name == "later" { laterFinished.fulfill() } })
+        let queue = ProcedureQueue()
+        queue.delegate = delegate
+        queue.addOperation(TestProcedure(name: "earlier"))
+        queue.addBarrierBlock {}
+        queue.addOperation(TestProcedure(name: "later"))
+        wait(for: [laterFinished], timeout: 10)
+        XCTAssertEqual(delegate.events(of: "later").count, 4, "\(delegate.events)")
+        XCTAssertFalse(delegate.events.contains { $0.contains("barrier") }, "\(delegate.events)")
+    }
+
+    func testBarrierOnAQueueWithoutWaitingProceduresRunsAfterTheOthers() {
+        let queue = ProcedureQueue()
+        queue.isSuspended = true
+        let first = TestProcedure(name: "first")
+        queue.addOperation(first)
+        let sawFirstFinished = LockedBox(false)
+        let barrierRan = expectation(description: "barrier ran")
+        queue.addBarrierBlock {
+            sawFirstFinished.mutate { $0 = first.isFinished }
+            barrierRan.fulfill()
+        }
+        queue.isSuspended = false
+        wait(for: [barrierRan], timeout: 10)
+        XCTAssertTrue(sawFirstFinished.value)
+    }
+}

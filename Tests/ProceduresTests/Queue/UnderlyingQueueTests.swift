@@ -21,3 +21,23 @@ final class UnderlyingQueueTests: ProcedureTestCase {
         XCTAssertEqual(misuse.kinds(about: procedure), [])
     }
 }
+
+extension UnderlyingQueueTests {
+    func testUnderlyingQueueRunsTheProcedures() {
+        let key = DispatchSpecificKey<String>()
+        let underlying = DispatchQueue(label: "tests.underlying")
+        underlying.setSpecific(key: key, value: "underlying")
+        let queue = ProcedureQueue()
+        queue.underlyingQueue = underlying
+        XCTAssertTrue(queue.underlyingQueue === underlying)
+
+        let seen = LockedBox<[String?]>([])
+        let procedures = (0..<5).map { _ in
+            BlockProcedure { seen.mutate { $0.append(DispatchQueue.getSpecific(key: key)) } }
+        }
+        let chained = BlockProcedure { seen.mutate { $0.append(DispatchQueue.getSpecific(key: key)) } }
+        chained.addDependencies(procedures)
+        wait(forAll: procedures + [chained], on: queue)
+        XCTAssertEqual(seen.value, Array(repeating: "underlying", count: 6))
+    }
+}
