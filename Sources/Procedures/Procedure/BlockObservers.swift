@@ -20,7 +20,7 @@ extension ObservableProcedure {
         addObserver(BlockObserver<Self>(didExecute: block))
     }
 
-    /// Calls `block` before `isCancelled` becomes true. See ``ProcedureObserver/willCancel(_:errors:)``.
+    /// Calls `block` when the procedure is cancelled, before the did-cancel hooks. See ``ProcedureObserver/willCancel(_:errors:)``.
     public func addWillCancelBlockObserver(_ block: @escaping @Sendable (Self, [any Error]) -> Void) {
         addObserver(BlockObserver<Self>(willCancel: block))
     }

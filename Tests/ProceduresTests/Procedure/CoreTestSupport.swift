@@ -14,7 +14,7 @@ class CoreTestCase: MisuseRecordingTestCase {
     ]
     /// What a `CoreTracedProcedure` logs when it is cancelled: its overrides and observers.
     let cancelHooks = [
-        "procedureWillCancel(cancelled: false)", "willCancel",
+        "procedureWillCancel(cancelled: true)", "willCancel",
         "procedureDidCancel(cancelled: true)", "didCancel",
     ]
 
