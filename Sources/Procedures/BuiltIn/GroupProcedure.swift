@@ -24,6 +24,13 @@ import Foundation
 /// so it finishes promptly. A group cancelled before it started never calls `execute()`, but
 /// still lets its (cancelled) children finish first.
 ///
+/// The group's will-add and did-add observers hear of every child once: the children given
+/// to `init` when the group starts them (before any of them can start), every child added
+/// later when it is added, and the operations its children ``Procedure/produce(_:)``. Like
+/// every callback of the group they never overlap another one: reported while another
+/// callback of the group runs, they wait for it, so a child may then have started before its
+/// will-add observers run. A child that cannot be adopted gets no did-add.
+///
 /// A child belongs to the group from the moment it is added: it counts as enqueued, and
 /// adding it to a queue or another group is reported as misuse. A child that cannot be
 /// adopted (already finished, already on a queue, the group itself, or one of the group's own
@@ -43,6 +50,11 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         var userSuspended = false
         var cancelled = false
         var childErrors: [any Error] = []
+        /// True while `init` adopts the children it was given; they are reported to the
+        /// will-add and did-add observers when the group starts them.
+        var adoptingInitialChildren = false
+        /// The children given to `init`, until the group starts them and reports them.
+        var initialChildren: [Operation] = []
 
         /// The private queue runs only once the group has started, and not while the user
         /// suspends it, unless the group was cancelled (its children must then finish).
@@ -59,7 +71,9 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         queue.name = "GroupProcedure"
         queue.isSuspended = true
         queue.owningGroup = self
+        group.adoptingInitialChildren = true  // not shared yet: no lock needed
         addChildren(operations)
+        group.adoptingInitialChildren = false
     }
 
     deinit {
@@ -139,12 +153,17 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
                 subject: self)
             return
         }
-        let accepted = groupLock.withLock { () -> Bool in
-            guard !group.finishing else { return false }
+        let (accepted, initial) = groupLock.withLock { () -> (Bool, Bool) in
+            guard !group.finishing else { return (false, group.adoptingInitialChildren) }
             group.children.append(child)
             group.unfinishedChildren += 1
-            return true
+            if group.adoptingInitialChildren { group.initialChildren.append(child) }
+            return (true, group.adoptingInitialChildren)
         }
+        // Children given to init are reported when the group starts them; the others now,
+        // through the group's events so that the observers never overlap its other callbacks.
+        let report = accepted && !initial && !observers.isEmpty
+        if report { reportAddition(of: child, will: true) }
         guard accepted else {
             ProcedureMisuse.report(
                 .childAddedToFinishingGroup,
@@ -165,6 +184,17 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
             send(.perform { [self] in finishIfDone() })
             return
         }
+        if report { reportAddition(of: child, will: false) }
+    }
+
+    /// Tells the will-add (or did-add) observers about `child`: right away if no other
+    /// callback of the group is running, else right after it.
+    private func reportAddition(of child: Operation, will: Bool) {
+        send(.perform { [self] in
+            for observer in observers {
+                if will { observer.procedure(self, willAdd: child) } else { observer.procedure(self, didAdd: child) }
+            }
+        })
     }
 
     /// Hands a child to the private queue; false if it could not be adopted (reported).
@@ -180,8 +210,20 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     }
 
     private func startChildren() {
+        // Runs among the group's callbacks (execute, or the start of a cancelled group).
+        let initial = groupLock.withLock { () -> [Operation] in
+            defer { group.initialChildren = [] }
+            return group.initialChildren
+        }
+        let observers = initial.isEmpty ? [] : self.observers
+        for child in initial {
+            for observer in observers { observer.procedure(self, willAdd: child) }
+        }
         groupLock.withLock { group.started = true }
         applySuspension()
+        for child in initial {
+            for observer in observers { observer.procedure(self, didAdd: child) }
+        }
         // Checked after execute() returns, so children a subclass adds after calling
         // super.execute() still count.
         post(.perform { [self] in finishIfDone() })

@@ -38,12 +38,14 @@ extension ObservableProcedure {
         addObserver(BlockObserver<Self>(didCancel: block))
     }
 
-    /// Calls `block` before a produced operation is added to the queue.
+    /// Calls `block` before a produced operation is added to the queue (for a
+    /// ``GroupProcedure``, before a child is added). See ``ProcedureObserver/procedure(_:willAdd:)``.
     public func addWillAddOperationBlockObserver(_ block: @escaping @Sendable (Self, Operation) -> Void) {
         addObserver(BlockObserver<Self>(willAdd: block))
     }
 
-    /// Calls `block` after a produced operation was added to the queue.
+    /// Calls `block` after a produced operation was added to the queue (for a
+    /// ``GroupProcedure``, after a child was added). See ``ProcedureObserver/procedure(_:didAdd:)``.
     public func addDidAddOperationBlockObserver(_ block: @escaping @Sendable (Self, Operation) -> Void) {
         addObserver(BlockObserver<Self>(didAdd: block))
     }
