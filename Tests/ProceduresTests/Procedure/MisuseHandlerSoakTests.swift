@@ -30,17 +30,18 @@ final class MisuseHandlerSoakTests: XCTestCase {
             for _ in 0..<times { procedure.finish() }
             return Date().timeIntervalSince(start)
         }
+        // Phases of 20,000 reports, compared as the better of two (first) and of three (last)
+        // in a row: that forgives a burst of load from other processes, never growth, which
+        // makes every later phase slower still.
         let phase = 20_000
-        let first = report(phase)
+        let first = min(report(phase), report(phase))
         // The middle of the run, with the handler read on its own as well.
         for _ in 0..<100_000 { _ = ProcedureMisuse.handler }
-        _ = report(250_000 - 3 * phase)
-        // The last two phases. Growth would make each later phase slower still, so the better
-        // of the two only forgives a burst of load from other processes.
-        let last = min(report(phase), report(phase))
+        _ = report(250_000 - 5 * phase)
+        let last = min(report(phase), report(phase), report(phase))
         XCTAssertEqual(count.value, 250_000)
         XCTAssertLessThanOrEqual(
-            last, 2 * first + 0.005,
+            last, 2 * first + 0.01,
             "the last \(phase) reports took \(last) s, the first \(phase) took \(first) s")
 
         // The handler still works, called from another thread.
