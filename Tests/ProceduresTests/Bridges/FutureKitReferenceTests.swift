@@ -101,8 +101,8 @@ final class FutureKitReferenceTests: XCTestCase {
     /// `onRequestCancel` completes it as cancelled, which cancels the procedure waiting on it.
     func testCustomPromiseAsAProcedure() {
         let requested = expectation(description: "request reached the promise")
-        // The work the promise stands for must keep it: a promise nobody holds breaks at once
-        // (FutureError.brokenPromise), unlike the reference's snippet.
+        // The work the promise stands for keeps it here (the reference's own snippet, which
+        // releases it, is in PromiseReleaseRuleTests).
         let work = LockedBox<Promise<Int>?>(nil)
         func asyncFunc() -> Future<Int> {
             let p = Promise<Int>()

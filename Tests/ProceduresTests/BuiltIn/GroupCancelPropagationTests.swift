@@ -57,7 +57,7 @@ final class GroupCancelPropagationTests: MisuseRecordingTestCase {
         let group = GroupProcedure(operations: [failing, running])
         ProcedureQueue().addOperation(group)
         wait(for: [executing], timeout: 10)
-        builtInWaitUntilFinished(failing)
+        waitUntilFinishedWithoutEnqueueing(failing)
         XCTAssertTrue(failing.failed)
 
         group.cancel()
@@ -107,7 +107,7 @@ final class GroupCancelPropagationTests: MisuseRecordingTestCase {
         group.cancel(withError: TestError("cancelled"))
         let late = TestProcedure(name: "added after cancel() returned")
         group.addChild(late)
-        builtInWaitUntilFinished(late)
+        waitUntilFinishedWithoutEnqueueing(late)
         release.signal()
         wait(for: group, timeout: 10)
 

@@ -2,11 +2,11 @@ import Foundation
 import ProceduresTesting
 import XCTest
 
-/// Semantic 4: will-cancel hooks run exactly once before `isCancelled` becomes true, the
-/// overrides run before the observers, and nothing cancel-related happens once a procedure
-/// has begun finishing.
+/// Semantic 4: `isCancelled` is true as soon as `cancel()` accepted the request; the
+/// will-cancel hooks then run exactly once, before the did-cancel hooks, the overrides before
+/// the observers, and nothing cancel-related happens once a procedure has begun finishing.
 final class CancellationHookTests: ProcedureTestCase {
-    func testWillCancelObserversSeeNotCancelledAndDidCancelObserversSeeCancelled() {
+    func testEveryCancelHookSeesIsCancelledAlreadyTrue() {
         let seen = LockedBox<[String]>([])
         let procedure = TestProcedure(name: "flags")
         procedure.addWillCancelBlockObserver { procedure, _ in
@@ -16,7 +16,7 @@ final class CancellationHookTests: ProcedureTestCase {
             seen.mutate { $0.append("didCancel cancelled=\(procedure.isCancelled)") }
         }
         procedure.cancel()
-        XCTAssertEqual(seen.value, ["willCancel cancelled=false", "didCancel cancelled=true"])
+        XCTAssertEqual(seen.value, ["willCancel cancelled=true", "didCancel cancelled=true"])
         wait(for: procedure)
     }
 
@@ -48,7 +48,7 @@ final class CancellationHookTests: ProcedureTestCase {
         let procedure = TracedProcedure("order", trace: trace)
         procedure.cancel()
         XCTAssertEqual(trace.entries, [
-            "procedureWillCancel(cancelled: false)", "willCancel",
+            "procedureWillCancel(cancelled: true)", "willCancel",
             "procedureDidCancel(cancelled: true)", "didCancel",
         ])
         wait(for: procedure)
@@ -110,9 +110,9 @@ final class CancellationHookTests: ProcedureTestCase {
         XCTAssertEqual(misuse.kinds(about: procedure), [])
     }
 
-    func testCancelFromAnotherThreadWhileExecuteRunsIsDeliveredAfterExecuteReturns() {
+    func testCancelFromAnotherThreadWhileExecuteRunsIsVisibleAtOnceAndItsHooksRunAfterExecuteReturns() {
         // Callbacks never overlap: the cancel hooks wait for execute() (and the did-execute
-        // observers) to return, then run.
+        // observers) to return, then run. The flag does not wait: Foundation's contract.
         let trace = CallbackTrace()
         let inExecute = expectation(description: "in execute")
         let release = DispatchSemaphore(value: 0)  // test-side only: holds execute() open
@@ -131,14 +131,16 @@ final class CancellationHookTests: ProcedureTestCase {
         }.start()
         // cancel() must not wait for execute() to return.
         wait(for: [cancelReturned], timeout: 10)
-        XCTAssertFalse(procedure.isCancelled, "hooks are queued behind the running execute()")
+        XCTAssertTrue(procedure.isCancelled, "isCancelled is true once cancel() returned")
+        XCTAssertFalse(
+            trace.entries.contains { $0.contains("Cancel") }, "the hooks are queued behind the running execute(): \(trace.entries)")
         release.signal()
 
         wait(for: procedure)
         assertProcedureCancelled(procedure)
         XCTAssertEqual(trace.entries, [
             "willExecute", "execute", "didExecute",
-            "procedureWillCancel(cancelled: false)", "willCancel",
+            "procedureWillCancel(cancelled: true)", "willCancel",
             "procedureDidCancel(cancelled: true)", "didCancel",
             "procedureWillFinish(finished: false)", "willFinish",
             "procedureDidFinish(finished: true)", "didFinish",

@@ -11,7 +11,7 @@ class ProcedureTestCase: MisuseRecordingTestCase {
     ]
     /// What a `TracedProcedure` logs when it is cancelled: its overrides and observers.
     let cancelHooks = [
-        "procedureWillCancel(cancelled: false)", "willCancel",
+        "procedureWillCancel(cancelled: true)", "willCancel",
         "procedureDidCancel(cancelled: true)", "didCancel",
     ]
 

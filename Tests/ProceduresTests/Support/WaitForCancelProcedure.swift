@@ -25,7 +25,7 @@ extension XCTestCase {
     /// Use it for a group's children: `wait(for:)` adds a procedure that is not yet enqueued
     /// to a fresh queue, which steals a child its group has not enqueued yet (the group then
     /// never hears that child finish).
-    func builtInWaitUntilFinished(
+    func waitUntilFinishedWithoutEnqueueing(
         _ procedures: Procedure..., timeout: TimeInterval = 10, file: StaticString = #filePath, line: UInt = #line
     ) {
         let finished = XCTestExpectation(description: "\(procedures.count) procedure(s) finished")
