@@ -50,7 +50,10 @@ extension Procedure {
         for dependency in dependencies where !dependency.addWaiter(self) {
             alreadyFinished += 1
         }
-        if alreadyFinished <= dependencies.count { queue?.noteWaiting(self) }
+        // (A procedure with conditions waits for them even with no dependency left.)
+        if alreadyFinished <= dependencies.count || lock.withLock({ state.gateStage != .open }) {
+            queue?.noteWaiting(self)
+        }
         let (readyAction, stillWaiting) = lock.withLock {
             state.unfinishedDependencies -= alreadyFinished
             return (state.becomeReadyIfPossible(), state.phase == .waiting)
@@ -97,6 +100,7 @@ extension Procedure {
         case .none: return
         case .enqueue(let queue): queue.enqueueReady(self)
         case .start: startAfterWaiting()
+        case .checkConditions: beginCheckingConditions()
         }
     }
 

@@ -44,6 +44,8 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
     /// The last barrier block's procedure; operations added after it depend on it. It depends
     /// on every earlier operation, including the previous barrier.
     @exclusivity(unchecked) private var pendingBarrier: BarrierProcedure?
+    /// Procedures whose conditions wait for the queue to be resumed (see `deferWhileSuspended`).
+    @exclusivity(unchecked) private var suspendedGates: [Procedure] = []
 
     /// Set by a ``GroupProcedure`` on its private queue: everything added becomes its child.
     weak var owningGroup: GroupProcedure?
@@ -175,6 +177,34 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
         lock.withLock {
             waiting.removeValue(forKey: ObjectIdentifier(procedure))
             stopAdding(procedure)
+        }
+    }
+
+    // MARK: - Conditions
+
+    /// Suspends and resumes the queue, as on `OperationQueue`. While it is suspended, the
+    /// conditions of its procedures are not checked and their exclusivity categories not
+    /// taken: that happens once it is resumed.
+    open override var isSuspended: Bool {
+        get { super.isSuspended }
+        set {
+            super.isSuspended = newValue
+            guard !newValue else { return }
+            let resumed = lock.withLock { () -> [Procedure] in
+                defer { suspendedGates = [] }
+                return suspendedGates
+            }
+            for procedure in resumed { procedure.beginCheckingConditions() }
+        }
+    }
+
+    /// True if the queue is suspended: `procedure`'s conditions are then checked once it is
+    /// resumed. (Read and recorded in one critical section with the resume's hand-over.)
+    func deferWhileSuspended(_ procedure: Procedure) -> Bool {
+        lock.withLock {
+            guard super.isSuspended else { return false }
+            suspendedGates.append(procedure)
+            return true
         }
     }
 

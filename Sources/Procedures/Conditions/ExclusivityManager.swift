@@ -1,0 +1,118 @@
+import Foundation
+
+/// One procedure's claim on a set of exclusivity categories.
+final class ExclusivityRequest: @unchecked Sendable {
+    // @unchecked: `status`, `missingHeads` and `onGrant` are guarded by the manager's lock;
+    // `categories` is immutable.
+    enum Status { case new, waiting, granted, withdrawn }
+
+    let categories: [String]
+    var status = Status.new
+    /// How many of its lines it is not yet first in.
+    var missingHeads = 0
+    var onGrant: (@Sendable () -> Void)?
+
+    init(categories: [String], onGrant: @escaping @Sendable () -> Void) {
+        var seen = Set<String>()
+        self.categories = categories.filter { seen.insert($0).inserted }
+        self.onGrant = onGrant
+    }
+}
+
+/// Grants exclusivity categories, process-wide, first come first served per category.
+///
+/// A request joins the line of each of its categories in one critical section, so every line
+/// orders requests the same way (by arrival); a request is granted once it is first in all its
+/// lines. The oldest waiting request is therefore always first in each of its lines once the
+/// holders ahead of it release: no order of naming categories can deadlock. Each request
+/// becomes first in each of its lines once, and a withdrawn request is skipped (not searched
+/// for) when it comes first, so every operation costs O(categories of the request), amortized.
+final class ExclusivityManager: @unchecked Sendable {
+    // @unchecked: `lines` (and every request's mutable fields) are guarded by `lock`.
+    static let shared = ExclusivityManager()
+
+    private final class Line {
+        var entries: [ExclusivityRequest] = []
+        var head = 0
+        var isEmpty: Bool { head == entries.count }
+    }
+
+    private let lock = Lock()
+    private var lines: [String: Line] = [:]
+
+    /// Joins the lines; `request.onGrant` runs (on this thread, or on the thread releasing the
+    /// last category it waits for) once it holds them all. Ignored for a withdrawn request.
+    func submit(_ request: ExclusivityRequest) {
+        let granted = lock.withLock { () -> (@Sendable () -> Void)? in
+            guard request.status == .new else { return nil }
+            request.status = .waiting
+            for category in request.categories {
+                let line: Line
+                if let existing = lines[category] {
+                    line = existing
+                } else {
+                    line = Line()
+                    lines[category] = line
+                }
+                if !line.isEmpty { request.missingHeads += 1 }
+                line.entries.append(request)
+            }
+            return request.missingHeads == 0 ? grant(request) : nil
+        }
+        granted?()
+    }
+
+    /// Leaves the lines (if waiting) or releases the categories (if granted); a request not
+    /// yet submitted will never be. Safe to call more than once.
+    func withdraw(_ request: ExclusivityRequest, unlessGranted: Bool = false) {
+        var granted: [@Sendable () -> Void] = []
+        let dropped = lock.withLock { () -> (@Sendable () -> Void)? in
+            let previous = request.status
+            if unlessGranted && previous == .granted { return nil }
+            request.status = .withdrawn
+            defer { request.onGrant = nil }
+            guard previous == .waiting || previous == .granted else { return request.onGrant }
+            for category in request.categories {
+                guard let line = lines[category] else { continue }
+                // Only a request first in its line holds anyone up; one further back is
+                // skipped when it comes first.
+                if line.entries[line.head] === request { advance(line, category: category, granted: &granted) }
+            }
+            return request.onGrant
+        }
+        _ = consume dropped  // released outside the lock: it holds the procedure
+        for onGrant in granted { onGrant() }
+    }
+
+    /// Withdraws `request` unless it already holds its categories.
+    func leaveLine(_ request: ExclusivityRequest) {
+        withdraw(request, unlessGranted: true)
+    }
+
+    /// Removes the first entry of `line` and any withdrawn ones behind it; the new first
+    /// entry gets one step closer to being granted. Call under `lock`.
+    private func advance(_ line: Line, category: String, granted: inout [@Sendable () -> Void]) {
+        line.head += 1
+        while !line.isEmpty, line.entries[line.head].status == .withdrawn { line.head += 1 }
+        if line.isEmpty {
+            lines[category] = nil
+            return
+        }
+        if line.head > 32 && line.head * 2 > line.entries.count {
+            line.entries.removeFirst(line.head)
+            line.head = 0
+        }
+        let next = line.entries[line.head]
+        next.missingHeads -= 1
+        if next.missingHeads == 0, let onGrant = grant(next) { granted.append(onGrant) }
+    }
+
+    private func grant(_ request: ExclusivityRequest) -> (@Sendable () -> Void)? {
+        request.status = .granted
+        defer { request.onGrant = nil }
+        return request.onGrant
+    }
+
+    /// How many categories have a holder or a line, for tests.
+    var activeCategoryCount: Int { lock.withLock { lines.count } }
+}
