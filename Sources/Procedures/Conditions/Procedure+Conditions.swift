@@ -56,7 +56,10 @@ extension Procedure {
     func beginCheckingConditions() {
         let (gate, queue) = lock.withLock { (state.gate, state.queue) }
         guard let gate else { return }
-        if let queue, queue.deferWhileSuspended(self) { return }
+        if let queue, queue.deferWhileSuspended(self) {
+            gate.note(waitingFor: "its queue to be resumed")
+            return
+        }
         gate.begin(self, queue: queue)
     }
 
