@@ -3,6 +3,12 @@ import Procedures
 import ProceduresTesting
 import XCTest
 
+/// Gives other threads a chance to run while inside the exclusive region, so that an
+/// overlap, if exclusivity were broken, would show on the counter.
+private func stayInside() {
+    for _ in 0..<10 { sched_yield() }
+}
+
 final class ConditionStressTests: XCTestCase {
     func testTenThousandProceduresSharingACategoryAcrossFourQueuesNeverOverlap() {
         let count = stressIterations(10_000)
@@ -16,6 +22,7 @@ final class ConditionStressTests: XCTestCase {
             let procedure = BlockProcedure {
                 counter.enter()
                 executed.increment(index)
+                stayInside()
                 counter.leave()
             }
             procedure.addCondition(MutuallyExclusive(category: category))
@@ -39,6 +46,7 @@ final class ConditionStressTests: XCTestCase {
             let chosen = (0..<(1 + random.nextInt(3))).map { _ in random.nextInt(names.count) }
             let procedure = BlockProcedure {
                 for category in Set(chosen) { counters[category].enter() }
+                stayInside()
                 for category in Set(chosen) { counters[category].leave() }
             }
             for category in chosen { procedure.addCondition(MutuallyExclusive(category: names[category])) }
