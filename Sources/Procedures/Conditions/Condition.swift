@@ -83,8 +83,13 @@ open class Condition: @unchecked Sendable {
         lock.withLock { storedProduced.append(procedure) }
     }
 
-    /// The dependencies to wait for, produced ones included.
-    final var allDependencies: [Procedure] {
-        lock.withLock { storedDependencies + storedProduced }
+    /// Appends the dependencies to wait for (produced ones included) and the produced ones.
+    final func collectDependencies(into dependencies: inout [Procedure], produced: inout [Procedure]) {
+        lock.withLock {
+            guard !storedDependencies.isEmpty || !storedProduced.isEmpty else { return }
+            dependencies += storedDependencies
+            dependencies += storedProduced
+            produced += storedProduced
+        }
     }
 }

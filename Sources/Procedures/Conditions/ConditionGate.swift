@@ -10,39 +10,74 @@ import Foundation
 final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     // @unchecked: `conditions` is appended only under the owning procedure's lock while the
     // procedure is still initial, and read only once it was claimed (that lock orders the
-    // two); everything else is guarded by `lock`.
+    // two); everything else is guarded by `lock`, which is the procedure's own lock (one
+    // gate per procedure; the gate never calls out while holding it).
     var conditions: [Condition] = []
 
-    private let lock = Lock()
-    /// What the gate waits for now, for the procedure's state summary.
-    private var waitingFor: String?
+    /// What the gate waits for, for the procedure's state summary (described only when asked).
+    private enum Waiting {
+        case nothing
+        case queueResume
+        case dependencies([Procedure])
+        case condition(Condition)
+        case exclusivity([String])
+    }
+
+    /// Where the current condition's answer is.
+    private enum Answer {
+        /// `evaluate` has not returned yet.
+        case pending
+        case inline(ConditionResult)
+        /// `evaluate` returned without an answer: the answer resumes the gate.
+        case awaited
+        case received
+    }
+
+    private let lock: Lock
+    private var waiting = Waiting.nothing
     private var stopped = false
     private var pendingDependencies = 0
     private var produced: [Procedure] = []
     private var request: ExclusivityRequest?
+    /// The condition being evaluated (its index) and where its answer is.
+    private var current = (index: -1, answer: Answer.received)
+
+    init(lock: Lock) {
+        self.lock = lock
+    }
 
     /// "waiting for …", while the gate waits for something.
-    var summary: String? { lock.withLock { waitingFor.map { "waiting for \($0)" } } }
+    var summary: String? {
+        let waiting = lock.withLock { self.waiting }
+        switch waiting {
+        case .nothing: return nil
+        case .queueResume: return "waiting for its queue to be resumed before checking its conditions"
+        case .dependencies(let dependencies):
+            return "waiting for the dependencies of its conditions (\(dependencies.map(\.displayName).joined(separator: ", ")))"
+        case .condition(let condition): return "waiting for condition \(condition.name)"
+        case .exclusivity(let categories): return "waiting for exclusivity (\(categories.joined(separator: ", ")))"
+        }
+    }
 
-    func note(waitingFor what: String) {
-        lock.withLock { waitingFor = what }
+    func waitForQueueResume() {
+        lock.withLock { waiting = .queueResume }
     }
 
     // MARK: - Steps
 
     func begin(_ procedure: Procedure, queue: ProcedureQueue?) {
-        let produced = conditions.flatMap(\.producedDependencies)
-        let dependencies = conditions.flatMap(\.allDependencies)
+        var produced: [Procedure] = []
+        var dependencies: [Procedure] = []
+        for condition in conditions { condition.collectDependencies(into: &dependencies, produced: &produced) }
         guard !dependencies.isEmpty else {
             evaluate(procedure, from: 0)
             return
         }
-        let names = dependencies.map(\.displayName).joined(separator: ", ")
         lock.withLock {
             // One extra count keeps the step shut while the observers are added.
             pendingDependencies = dependencies.count + 1
             self.produced = produced
-            waitingFor = "the dependencies of its conditions (\(names))"
+            waiting = .dependencies(dependencies)
         }
         for operation in produced {
             if let queue { queue.addOperation(operation) } else { operation.start() }
@@ -61,38 +96,72 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
         if done { evaluate(procedure, from: 0) }
     }
 
-    /// Evaluates conditions from `start` on; a condition that completes inline continues the
-    /// loop here, one that completes later continues it from its completion.
+    /// Evaluates conditions from `start` on; a condition that answers before `evaluate`
+    /// returns continues the loop here, one that answers later continues it from its answer.
     private func evaluate(_ procedure: Procedure, from start: Int) {
         var index = start
         while index < conditions.count {
             let condition = conditions[index]
-            guard proceed(procedure, waitingFor: "condition \(condition.name)") else { return }
-            let evaluation = ConditionEvaluation(gate: self, procedure: procedure, condition: condition, index: index)
-            condition.evaluate(for: procedure) { evaluation.complete($0) }
-            guard let result = evaluation.resultIfCompletedInline() else { return }
+            guard proceed(procedure, waitingFor: .condition(condition), index: index) else { return }
+            condition.evaluate(for: procedure) { [self, index] result in
+                answer(result, index: index, procedure: procedure)
+            }
+            let inline = lock.withLock { () -> ConditionResult? in
+                if case .inline(let result) = current.answer {
+                    current.answer = .received
+                    return result
+                }
+                current.answer = .awaited
+                return nil
+            }
+            guard let result = inline else { return }
             guard apply(result, of: condition, to: procedure) else { return }
             index += 1
         }
         acquireCategories(procedure)
     }
 
-    /// A condition completed after `evaluate(for:completion:)` returned.
-    func conditionDidComplete(_ result: ConditionResult, of condition: Condition, at index: Int, for procedure: Procedure) {
-        guard apply(result, of: condition, to: procedure) else { return }
-        evaluate(procedure, from: index + 1)
+    /// A condition's completion was called.
+    private func answer(_ result: ConditionResult, index: Int, procedure: Procedure) {
+        enum Next { case none, resume, duplicate }
+        let next = lock.withLock { () -> Next in
+            guard current.index == index else { return .duplicate }
+            switch current.answer {
+            case .pending:
+                current.answer = .inline(result)
+                return .none
+            case .awaited:
+                current.answer = .received
+                return .resume
+            case .inline, .received:
+                return .duplicate
+            }
+        }
+        let condition = conditions[index]
+        switch next {
+        case .none: return
+        case .resume:
+            guard apply(result, of: condition, to: procedure) else { return }
+            evaluate(procedure, from: index + 1)
+        case .duplicate:
+            ProcedureMisuse.report(
+                .conditionCompletedTwice,
+                "condition \(condition.name) of \(procedure.displayName) called its completion more than once; the first answer was kept. Call the completion exactly once.",
+                subject: procedure)
+        }
     }
 
     /// False (and stopped) if the procedure was cancelled; otherwise notes what comes next.
-    private func proceed(_ procedure: Procedure, waitingFor what: String) -> Bool {
-        let cancelled = procedure.cancelRequested
-        return lock.withLock {
-            if cancelled { stopped = true }
+    private func proceed(_ procedure: Procedure, waitingFor next: Waiting, index: Int) -> Bool {
+        lock.withLock {
+            // The gate shares the procedure's lock, so its cancel state can be read here.
+            if procedure.state.cancellation != .none { stopped = true }
             guard !stopped else {
-                waitingFor = nil
+                waiting = .nothing
                 return false
             }
-            waitingFor = what
+            waiting = next
+            if index >= 0 { current = (index, .pending) }
             return true
         }
     }
@@ -123,29 +192,26 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     private func stop() {
         lock.withLock {
             stopped = true
-            waitingFor = nil
+            waiting = .nothing
         }
     }
 
     private func acquireCategories(_ procedure: Procedure) {
-        let categories = conditions.flatMap(\.mutuallyExclusiveCategories)
+        var categories: [String] = []
+        for condition in conditions { categories += condition.mutuallyExclusiveCategories }
         guard !categories.isEmpty else {
             open(procedure)
             return
         }
-        let request = ExclusivityRequest(categories: categories) { [self] in self.open(procedure) }
-        guard proceed(procedure, waitingFor: "exclusivity (\(request.categories.joined(separator: ", ")))") else { return }
-        let submit = lock.withLock { () -> Bool in
-            guard !stopped else { return false }
-            self.request = request
-            return true
-        }
+        let request = ExclusivityRequest(categories: categories) { [self] in open(procedure) }
+        guard proceed(procedure, waitingFor: .exclusivity(request.categories), index: -1) else { return }
+        lock.withLock { self.request = request }
         // A cancel from here on withdraws the request, before or after it is submitted.
-        if submit { ExclusivityManager.shared.submit(request) }
+        ExclusivityManager.shared.submit(request)
     }
 
     private func open(_ procedure: Procedure) {
-        lock.withLock { waitingFor = nil }
+        lock.withLock { waiting = .nothing }
         procedure.conditionGateDidOpen()
     }
 
@@ -154,7 +220,7 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     func didCancel(_ procedure: Procedure, errors: [any Error]) {
         let (produced, request) = lock.withLock { () -> ([Procedure], ExclusivityRequest?) in
             stopped = true
-            waitingFor = nil
+            waiting = .nothing
             defer { self.produced = [] }
             return (self.produced, self.request)
         }
@@ -167,7 +233,7 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     func didFinish(_ procedure: Procedure, errors: [any Error]) {
         let request = lock.withLock { () -> ExclusivityRequest? in
             stopped = true
-            waitingFor = nil
+            waiting = .nothing
             produced = []
             defer { self.request = nil }
             return self.request
@@ -183,69 +249,5 @@ private struct ConditionDependencyObserver: ProcedureObserver {
 
     func didFinish(_ dependency: Procedure, errors: [any Error]) {
         gate.dependencyDidFinish(for: procedure)
-    }
-}
-
-/// One call of a condition's `evaluate`: keeps its first answer, reports a second one, and
-/// tells whether the answer came before `evaluate` returned.
-private final class ConditionEvaluation: @unchecked Sendable {
-    // @unchecked: `state` is guarded by `lock`; the rest is immutable.
-    private enum State {
-        case evaluating
-        case completedInline(ConditionResult)
-        case detached
-        case done
-    }
-
-    private let lock = Lock()
-    private var state = State.evaluating
-    let gate: ConditionGate
-    let procedure: Procedure
-    let condition: Condition
-    let index: Int
-
-    init(gate: ConditionGate, procedure: Procedure, condition: Condition, index: Int) {
-        self.gate = gate
-        self.procedure = procedure
-        self.condition = condition
-        self.index = index
-    }
-
-    func complete(_ result: ConditionResult) {
-        enum Next { case none, resume, duplicate }
-        let next = lock.withLock { () -> Next in
-            switch state {
-            case .evaluating:
-                state = .completedInline(result)
-                return .none
-            case .detached:
-                state = .done
-                return .resume
-            case .completedInline, .done:
-                return .duplicate
-            }
-        }
-        switch next {
-        case .none: return
-        case .resume: gate.conditionDidComplete(result, of: condition, at: index, for: procedure)
-        case .duplicate:
-            ProcedureMisuse.report(
-                .conditionCompletedTwice,
-                "condition \(condition.name) of \(procedure.displayName) called its completion more than once; the first answer was kept. Call the completion exactly once.",
-                subject: procedure)
-        }
-    }
-
-    /// The answer if it came while `evaluate` ran; otherwise nil, and the answer will resume
-    /// the gate when it comes.
-    func resultIfCompletedInline() -> ConditionResult? {
-        lock.withLock {
-            if case .completedInline(let result) = state {
-                state = .done
-                return result
-            }
-            state = .detached
-            return nil
-        }
     }
 }

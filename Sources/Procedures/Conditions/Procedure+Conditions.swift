@@ -21,7 +21,7 @@ extension Procedure {
             if let gate = state.gate {
                 gate.conditions.append(condition)
             } else {
-                let gate = ConditionGate()
+                let gate = ConditionGate(lock: lock)
                 gate.conditions.append(condition)
                 state.gate = gate
                 // Told when the procedure is cancelled (stop checking) and finishes (release
@@ -57,7 +57,7 @@ extension Procedure {
         let (gate, queue) = lock.withLock { (state.gate, state.queue) }
         guard let gate else { return }
         if let queue, queue.deferWhileSuspended(self) {
-            gate.note(waitingFor: "its queue to be resumed")
+            gate.waitForQueueResume()
             return
         }
         gate.begin(self, queue: queue)
@@ -77,9 +77,6 @@ extension Procedure {
             perform(action)
         }
     }
-
-    /// True once a cancel has been accepted (even if its hooks have not run yet).
-    var cancelRequested: Bool { lock.withLock { state.cancellation != .none } }
 
     /// What the procedure's conditions wait for, while it waits.
     var conditionGateSummary: String? {

@@ -50,16 +50,16 @@ extension Procedure {
         for dependency in dependencies where !dependency.addWaiter(self) {
             alreadyFinished += 1
         }
-        // (A procedure with conditions waits for them even with no dependency left.)
-        if alreadyFinished <= dependencies.count || lock.withLock({ state.gateStage != .open }) {
-            queue?.noteWaiting(self)
-        }
+        if alreadyFinished <= dependencies.count { queue?.noteWaiting(self) }
         let (readyAction, stillWaiting) = lock.withLock {
             state.unfinishedDependencies -= alreadyFinished
             return (state.becomeReadyIfPossible(), state.phase == .waiting)
         }
         if stillWaiting { Procedure.checkForCycle(through: self) }
         perform(readyAction)
+        // Conditions that did not answer at once keep it waiting: the queue must know of it.
+        // (Noted after the fact; `noteWaiting` skips a procedure that is no longer waiting.)
+        if case .checkConditions = readyAction { queue?.noteWaiting(self) }
         return .claimed
     }
 

@@ -201,7 +201,11 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
     /// True if the queue is suspended: `procedure`'s conditions are then checked once it is
     /// resumed. (Read and recorded in one critical section with the resume's hand-over.)
     func deferWhileSuspended(_ procedure: Procedure) -> Bool {
-        lock.withLock {
+        // Read once without the lock: most queues are not suspended. (A suspension racing
+        // this add may let these conditions be checked early, as it may let Foundation
+        // start an operation added at the same moment.)
+        guard super.isSuspended else { return false }
+        return lock.withLock {
             guard super.isSuspended else { return false }
             suspendedGates.append(procedure)
             return true
