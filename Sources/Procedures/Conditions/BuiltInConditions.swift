@@ -36,32 +36,47 @@ public final class FalseCondition: Condition, @unchecked Sendable {
 /// completion form, or the `async` form.
 public final class BlockCondition: Condition, @unchecked Sendable {
     // @unchecked: `body` is immutable.
-    private let body: @Sendable (Procedure, @escaping @Sendable (ConditionResult) -> Void) -> Void
+    private enum Body {
+        case check(@Sendable () throws -> Bool)
+        case evaluate(@Sendable (Procedure, @escaping @Sendable (ConditionResult) -> Void) -> Void)
+        case async(@Sendable () async throws -> Bool)
+    }
+
+    private let body: Body
 
     /// Satisfied if `block` returns true; fails with ``ConditionError/blockReturnedFalse`` if
     /// it returns false, and with the error if it throws.
     public init(_ block: @escaping @Sendable () throws -> Bool) {
-        body = { _, completion in
-            do {
-                completion(try block() ? .satisfied : .failed(ConditionError.blockReturnedFalse))
-            } catch {
-                completion(.failed(error))
-            }
-        }
+        body = .check(block)
         super.init()
     }
 
     /// Calls `evaluate` with the procedure and a completion to call exactly once, from any
     /// thread, now or later.
     public init(evaluate: @escaping @Sendable (Procedure, @escaping @Sendable (ConditionResult) -> Void) -> Void) {
-        body = evaluate
+        body = .evaluate(evaluate)
         super.init()
     }
 
     /// Runs `block` in a `Task`: satisfied if it returns true, failed as with the synchronous
     /// form otherwise. The procedure waits without holding a thread.
     public init(async block: @escaping @Sendable () async throws -> Bool) {
-        body = { _, completion in
+        body = .async(block)
+        super.init()
+    }
+
+    /// Runs the closure.
+    public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
+        switch body {
+        case .check(let block):
+            do {
+                completion(try block() ? .satisfied : .failed(ConditionError.blockReturnedFalse))
+            } catch {
+                completion(.failed(error))
+            }
+        case .evaluate(let evaluate):
+            evaluate(procedure, completion)
+        case .async(let block):
             Task {
                 do {
                     completion(try await block() ? .satisfied : .failed(ConditionError.blockReturnedFalse))
@@ -70,12 +85,6 @@ public final class BlockCondition: Condition, @unchecked Sendable {
                 }
             }
         }
-        super.init()
-    }
-
-    /// Runs the closure.
-    public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
-        body(procedure, completion)
     }
 }
 

@@ -29,11 +29,15 @@ public enum ConditionResult: Sendable {
 ///
 /// Subclasses restate `@unchecked Sendable` and keep their own state immutable or locked.
 open class Condition: @unchecked Sendable {
-    // @unchecked: every mutable field is guarded by `lock`.
-    private let lock = Lock()
-    private var storedName: String?
-    private var storedDependencies: [Procedure] = []
-    private var storedProduced: [Procedure] = []
+    // @unchecked: every mutable field is guarded by `Condition.lock`. One lock for all
+    // conditions rather than one each: these fields are written while setting a condition up
+    // and read once per evaluation, so it is rarely contended, and a condition (often made
+    // per procedure) costs no lock allocation.
+    private static let lock = Lock()
+    @exclusivity(unchecked) private var storedName: String?
+    @exclusivity(unchecked) private var storedDependencies: [Procedure] = []
+    @exclusivity(unchecked) private var storedProduced: [Procedure] = []
+    private var lock: Lock { Self.lock }
 
     /// A condition; subclasses set themselves up and call `super.init()`.
     public init() {}

@@ -11,7 +11,8 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     // @unchecked: `conditions` is appended only under the owning procedure's lock while the
     // procedure is still initial, and read only once it was claimed (that lock orders the
     // two); everything else is guarded by `lock`, which is the procedure's own lock (one
-    // gate per procedure; the gate never calls out while holding it).
+    // gate per procedure; the gate never calls out while holding it). The gate observes the
+    // procedure only if it has categories or produced dependencies.
     var conditions: [Condition] = []
 
     /// What the gate waits for, for the procedure's state summary (described only when asked).
@@ -34,13 +35,13 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     }
 
     private let lock: Lock
-    private var waiting = Waiting.nothing
-    private var stopped = false
-    private var pendingDependencies = 0
-    private var produced: [Procedure] = []
-    private var request: ExclusivityRequest?
+    @exclusivity(unchecked) private var waiting = Waiting.nothing
+    @exclusivity(unchecked) private var stopped = false
+    @exclusivity(unchecked) private var pendingDependencies = 0
+    @exclusivity(unchecked) private var produced: [Procedure] = []
+    @exclusivity(unchecked) private var request: ExclusivityRequest?
     /// The condition being evaluated (its index) and where its answer is.
-    private var current = (index: -1, answer: Answer.received)
+    @exclusivity(unchecked) private var current = (index: -1, answer: Answer.received)
 
     init(lock: Lock) {
         self.lock = lock
@@ -68,7 +69,18 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     func begin(_ procedure: Procedure, queue: ProcedureQueue?) {
         var produced: [Procedure] = []
         var dependencies: [Procedure] = []
-        for condition in conditions { condition.collectDependencies(into: &dependencies, produced: &produced) }
+        var hasCategories = false
+        for condition in conditions {
+            condition.collectDependencies(into: &dependencies, produced: &produced)
+            hasCategories = hasCategories || !condition.mutuallyExclusiveCategories.isEmpty
+        }
+        if hasCategories || !produced.isEmpty {
+            // Only then does the gate need to hear of a cancel (to cancel what it produced and
+            // leave the line) and of the finish (to release its categories). Checked once
+            // registered: a cancel decided earlier sent its hooks to no one.
+            procedure.addObserver(self)
+            guard proceed(procedure, waitingFor: .nothing, index: -1) else { return }
+        }
         guard !dependencies.isEmpty else {
             evaluate(procedure, from: 0)
             return
@@ -204,10 +216,15 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
             return
         }
         let request = ExclusivityRequest(categories: categories) { [self] in open(procedure) }
-        guard proceed(procedure, waitingFor: .exclusivity(request.categories), index: -1) else { return }
-        lock.withLock { self.request = request }
-        // A cancel from here on withdraws the request, before or after it is submitted.
-        ExclusivityManager.shared.submit(request)
+        let submit = lock.withLock { () -> Bool in
+            // Same lock as the procedure's: a cancel is decided either before this (and stops
+            // here) or after (and its did-cancel hook finds the request and withdraws it).
+            guard !stopped, procedure.state.cancellation == .none else { return false }
+            waiting = .exclusivity(request.categories)
+            self.request = request
+            return true
+        }
+        if submit { ExclusivityManager.shared.submit(request) }
     }
 
     private func open(_ procedure: Procedure) {

@@ -7,10 +7,10 @@ final class ExclusivityRequest: @unchecked Sendable {
     enum Status { case new, waiting, granted, withdrawn }
 
     let categories: [String]
-    var status = Status.new
+    @exclusivity(unchecked) var status = Status.new
     /// How many of its lines it is not yet first in.
-    var missingHeads = 0
-    var onGrant: (@Sendable () -> Void)?
+    @exclusivity(unchecked) var missingHeads = 0
+    @exclusivity(unchecked) var onGrant: (@Sendable () -> Void)?
 
     init(categories: [String], onGrant: @escaping @Sendable () -> Void) {
         var seen = Set<String>()
@@ -32,13 +32,13 @@ final class ExclusivityManager: @unchecked Sendable {
     static let shared = ExclusivityManager()
 
     private final class Line {
-        var entries: [ExclusivityRequest] = []
-        var head = 0
+        @exclusivity(unchecked) var entries: [ExclusivityRequest] = []
+        @exclusivity(unchecked) var head = 0
         var isEmpty: Bool { head == entries.count }
     }
 
     private let lock = Lock()
-    private var lines: [String: Line] = [:]
+    @exclusivity(unchecked) private var lines: [String: Line] = [:]
 
     /// Joins the lines; `request.onGrant` runs (on this thread, or on the thread releasing the
     /// last category it waits for) once it holds them all. Ignored for a withdrawn request.

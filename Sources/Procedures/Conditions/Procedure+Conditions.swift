@@ -24,9 +24,6 @@ extension Procedure {
                 let gate = ConditionGate(lock: lock)
                 gate.conditions.append(condition)
                 state.gate = gate
-                // Told when the procedure is cancelled (stop checking) and finishes (release
-                // its categories).
-                state.observers.append(gate)
             }
             state.gateStage = .closed
             return true
