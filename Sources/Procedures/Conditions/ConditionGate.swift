@@ -13,7 +13,7 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     // two); everything else is guarded by `lock`, which is the procedure's own lock (one
     // gate per procedure; the gate never calls out while holding it). The gate observes the
     // procedure only if it has categories or produced dependencies.
-    var conditions: [Condition] = []
+    @exclusivity(unchecked) var conditions: [Condition] = []
 
     /// What the gate waits for, for the procedure's state summary (described only when asked).
     private enum Waiting {
@@ -40,6 +40,8 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     @exclusivity(unchecked) private var pendingDependencies = 0
     @exclusivity(unchecked) private var produced: [Procedure] = []
     @exclusivity(unchecked) private var request: ExclusivityRequest?
+    /// Set by `begin`, before anything reads it.
+    @exclusivity(unchecked) private var hasCategories = false
     /// The condition being evaluated (its index) and where its answer is.
     @exclusivity(unchecked) private var current = (index: -1, answer: Answer.received)
 
@@ -69,7 +71,6 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     func begin(_ procedure: Procedure, queue: ProcedureQueue?) {
         var produced: [Procedure] = []
         var dependencies: [Procedure] = []
-        var hasCategories = false
         for condition in conditions {
             condition.collectDependencies(into: &dependencies, produced: &produced)
             hasCategories = hasCategories || !condition.mutuallyExclusiveCategories.isEmpty
@@ -209,6 +210,10 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     }
 
     private func acquireCategories(_ procedure: Procedure) {
+        guard hasCategories else {
+            open(procedure)
+            return
+        }
         var categories: [String] = []
         for condition in conditions { categories += condition.mutuallyExclusiveCategories }
         guard !categories.isEmpty else {
