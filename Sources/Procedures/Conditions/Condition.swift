@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// What a ``Condition`` decided.
 public enum ConditionResult: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// Checks one procedure's conditions, then takes its exclusivity categories, then lets it
 /// become ready; releases the categories when it finishes.

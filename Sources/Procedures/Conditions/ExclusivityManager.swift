@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// One procedure's claim on a set of exclusivity categories.
 final class ExclusivityRequest: @unchecked Sendable {
