@@ -162,6 +162,22 @@ final class ConditionTests: MisuseRecordingTestCase {
         XCTAssertFalse(procedure.didExecute)
     }
 
+    func testProducedDependencyOfAChildRunsInTheSameGroup() {
+        let produced = TestProcedure(name: "produced")
+        let condition = TrueCondition()
+        condition.produceDependency(produced)
+        let child = TestProcedure(name: "child")
+        child.addCondition(condition)
+        let group = GroupProcedure(operations: [child])
+        // A child of the group: the group finishes only after it.
+        let producedFinishedFirst = LockedBox<Bool?>(nil)
+        group.addWillFinishBlockObserver { _, _ in producedFinishedFirst.mutate { $0 = produced.isFinished } }
+        wait(for: group)
+        XCTAssertTrue(produced.didExecute)
+        XCTAssertTrue(child.didExecute)
+        XCTAssertEqual(producedFinishedFirst.value, true)
+    }
+
     func testFailedConditionOnAGroupCancelsItAndItsChildrenNeverRun() {
         let child = TestProcedure(name: "child")
         let group = GroupProcedure(operations: [child])
