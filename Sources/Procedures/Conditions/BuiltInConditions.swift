@@ -102,8 +102,9 @@ public final class NoFailedDependenciesCondition: Condition, @unchecked Sendable
     public init(ignoreCancellations: Bool = false) {
         self.ignoreCancellations = ignoreCancellations
         super.init()
-        name = "NoFailedDependencies"
     }
+
+    override var defaultName: String { "NoFailedDependencies" }
 
     /// Checks the dependencies, which have all finished by now.
     public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {

@@ -19,11 +19,12 @@ public final class NegatedCondition: Condition, @unchecked Sendable {
     /// The condition negated.
     public let condition: Condition
 
+    override var defaultName: String { "Not<\(condition.name)>" }
+
     /// Negates `condition` (and waits for its dependencies).
     public init(_ condition: Condition) {
         self.condition = condition
         super.init()
-        name = "Not<\(condition.name)>"
         adoptDependencies(of: [condition])
     }
 
@@ -51,11 +52,12 @@ public final class SilentCondition: Condition, @unchecked Sendable {
     /// The condition silenced.
     public let condition: Condition
 
+    override var defaultName: String { "Silent<\(condition.name)>" }
+
     /// Evaluates `condition` without its dependencies.
     public init(_ condition: Condition) {
         self.condition = condition
         super.init()
-        name = "Silent<\(condition.name)>"
     }
 
     /// The inner condition's answer.
@@ -74,11 +76,12 @@ public final class IgnoredCondition: Condition, @unchecked Sendable {
     /// The condition whose failure is ignored.
     public let condition: Condition
 
+    override var defaultName: String { "Ignored<\(condition.name)>" }
+
     /// Wraps `condition` (and waits for its dependencies).
     public init(_ condition: Condition) {
         self.condition = condition
         super.init()
-        name = "Ignored<\(condition.name)>"
         adoptDependencies(of: [condition])
     }
 
@@ -100,11 +103,12 @@ public final class AllOfCondition: Condition, @unchecked Sendable {
     /// The conditions, in order.
     public let conditions: [Condition]
 
+    override var defaultName: String { "AllOf<\(conditions.map(\.name).joined(separator: ", "))>" }
+
     /// All of `conditions` (waiting for their dependencies).
     public init(_ conditions: [Condition]) {
         self.conditions = conditions
         super.init()
-        name = "AllOf<\(conditions.map(\.name).joined(separator: ", "))>"
         adoptDependencies(of: conditions)
     }
 
@@ -137,11 +141,12 @@ public final class AnyOfCondition: Condition, @unchecked Sendable {
     /// The conditions, in order.
     public let conditions: [Condition]
 
+    override var defaultName: String { "AnyOf<\(conditions.map(\.name).joined(separator: ", "))>" }
+
     /// Any of `conditions` (waiting for all their dependencies).
     public init(_ conditions: [Condition]) {
         self.conditions = conditions
         super.init()
-        name = "AnyOf<\(conditions.map(\.name).joined(separator: ", "))>"
         adoptDependencies(of: conditions)
     }
 

@@ -43,10 +43,13 @@ open class Condition: @unchecked Sendable {
     /// A condition; subclasses set themselves up and call `super.init()`.
     public init() {}
 
+    /// The name when none was set; built only when asked for.
+    var defaultName: String { String(describing: type(of: self)) }
+
     /// The condition's name, used in errors and in the procedure's state summary. Defaults
     /// to the type's name. Thread-safe.
     public final var name: String {
-        get { lock.withLock { storedName } ?? String(describing: type(of: self)) }
+        get { lock.withLock { storedName } ?? defaultName }
         set { lock.withLock { storedName = newValue } }
     }
 

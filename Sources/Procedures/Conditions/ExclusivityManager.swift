@@ -8,15 +8,29 @@ final class ExclusivityRequest: @unchecked Sendable {
     enum Status { case new, waiting, granted, withdrawn }
 
     let categories: [String]
+    /// The lines it joined, in `categories` order (set by `submit`), so that leaving them
+    /// needs no lookup by name.
+    @exclusivity(unchecked) var lines: [ExclusivityManager.Line] = []
     @exclusivity(unchecked) var status = Status.new
     /// How many of its lines it is not yet first in.
     @exclusivity(unchecked) var missingHeads = 0
     @exclusivity(unchecked) var onGrant: (@Sendable () -> Void)?
 
     init(categories: [String], onGrant: @escaping @Sendable () -> Void) {
-        var seen = Set<String>()
-        self.categories = categories.filter { seen.insert($0).inserted }
+        self.categories = Self.removingDuplicates(categories)
         self.onGrant = onGrant
+    }
+
+    /// Each category once, in order (a procedure names a handful: a set only for many).
+    private static func removingDuplicates(_ categories: [String]) -> [String] {
+        if categories.count <= 1 { return categories }
+        if categories.count <= 8 {
+            var unique: [String] = []
+            for category in categories where !unique.contains(category) { unique.append(category) }
+            return unique
+        }
+        var seen = Set<String>()
+        return categories.filter { seen.insert($0).inserted }
     }
 }
 
@@ -32,10 +46,16 @@ final class ExclusivityManager: @unchecked Sendable {
     // @unchecked: `lines` (and every request's mutable fields) are guarded by `lock`.
     static let shared = ExclusivityManager()
 
-    private final class Line {
+    /// One category's holder and waiters, in order; fields guarded by the manager's lock.
+    final class Line {
+        let category: String
         @exclusivity(unchecked) var entries: [ExclusivityRequest] = []
         @exclusivity(unchecked) var head = 0
         var isEmpty: Bool { head == entries.count }
+
+        init(category: String) {
+            self.category = category
+        }
     }
 
     private let lock = Lock()
@@ -47,16 +67,18 @@ final class ExclusivityManager: @unchecked Sendable {
         let granted = lock.withLock { () -> (@Sendable () -> Void)? in
             guard request.status == .new else { return nil }
             request.status = .waiting
+            request.lines.reserveCapacity(request.categories.count)
             for category in request.categories {
                 let line: Line
                 if let existing = lines[category] {
                     line = existing
                 } else {
-                    line = Line()
+                    line = Line(category: category)
                     lines[category] = line
                 }
                 if !line.isEmpty { request.missingHeads += 1 }
                 line.entries.append(request)
+                request.lines.append(line)
             }
             return request.missingHeads == 0 ? grant(request) : nil
         }
@@ -73,12 +95,12 @@ final class ExclusivityManager: @unchecked Sendable {
             request.status = .withdrawn
             defer { request.onGrant = nil }
             guard previous == .waiting || previous == .granted else { return request.onGrant }
-            for category in request.categories {
-                guard let line = lines[category] else { continue }
+            for line in request.lines {
                 // Only a request first in its line holds anyone up; one further back is
                 // skipped when it comes first.
-                if line.entries[line.head] === request { advance(line, category: category, granted: &granted) }
+                if !line.isEmpty && line.entries[line.head] === request { advance(line, granted: &granted) }
             }
+            request.lines = []
             return request.onGrant
         }
         _ = consume dropped  // released outside the lock: it holds the procedure
@@ -92,11 +114,15 @@ final class ExclusivityManager: @unchecked Sendable {
 
     /// Removes the first entry of `line` and any withdrawn ones behind it; the new first
     /// entry gets one step closer to being granted. Call under `lock`.
-    private func advance(_ line: Line, category: String, granted: inout [@Sendable () -> Void]) {
+    private func advance(_ line: Line, granted: inout [@Sendable () -> Void]) {
         line.head += 1
         while !line.isEmpty, line.entries[line.head].status == .withdrawn { line.head += 1 }
         if line.isEmpty {
-            lines[category] = nil
+            // An emptied line is dropped (a later request makes a new one), so categories
+            // used once do not pile up.
+            lines[line.category] = nil
+            line.entries = []
+            line.head = 0
             return
         }
         if line.head > 32 && line.head * 2 > line.entries.count {

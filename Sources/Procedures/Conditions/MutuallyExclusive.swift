@@ -28,14 +28,14 @@ public final class MutuallyExclusive<T>: Condition, @unchecked Sendable {
     public override init() {
         self.category = String(reflecting: T.self)
         super.init()
-        name = "MutuallyExclusive<\(category)>"
     }
 
     init(categoryName: String) {
         self.category = categoryName
         super.init()
-        name = "MutuallyExclusive<\(categoryName)>"
     }
+
+    override var defaultName: String { "MutuallyExclusive<\(category)>" }
 
     /// Always satisfied: the exclusivity is applied after the conditions.
     public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
