@@ -28,7 +28,11 @@ final class ConditionStressTests: XCTestCase {
             procedure.addCondition(MutuallyExclusive(category: category))
             procedures.append(procedure)
         }
-        for (index, procedure) in procedures.enumerated() { queues[index % 4].addOperation(procedure) }
+        // Added from four threads at once, each to its own queue: adding races too.
+        let toAdd = procedures
+        DispatchQueue.concurrentPerform(iterations: 4) { lane in
+            for index in stride(from: lane, to: count, by: 4) { queues[lane].addOperation(toAdd[index]) }
+        }
         wait(forAll: procedures, timeout: 120)
         XCTAssertEqual(counter.maximum, 1)
         XCTAssertEqual(executed.values, Array(repeating: 1, count: count))
