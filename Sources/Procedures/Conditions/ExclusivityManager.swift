@@ -42,7 +42,7 @@ final class ExclusivityRequest: @unchecked Sendable {
 /// holders ahead of it release: no order of naming categories can deadlock. Each request
 /// becomes first in each of its lines once, and a withdrawn request is skipped (not searched
 /// for) when it comes first, so every operation costs O(categories of the request), amortized.
-final class ExclusivityManager: @unchecked Sendable {
+package final class ExclusivityManager: @unchecked Sendable {
     // @unchecked: `lines` (and every request's mutable fields) are guarded by `lock`.
     static let shared = ExclusivityManager()
 
@@ -140,6 +140,9 @@ final class ExclusivityManager: @unchecked Sendable {
         return request.onGrant
     }
 
-    /// How many categories have a holder or a line, for tests.
-    var activeCategoryCount: Int { lock.withLock { lines.count } }
+    /// True while some procedure holds or waits for `category` (for tests: a category nobody
+    /// uses any more must not be kept).
+    package static func isInUse(_ category: String) -> Bool {
+        shared.lock.withLock { shared.lines[category] != nil }
+    }
 }

@@ -84,6 +84,28 @@ final class MutualExclusionTests: XCTestCase {
         XCTAssertTrue(abThenBa.allSatisfy(\.didExecute) && onlyB.didExecute)
     }
 
+    func testCancellingAWaiterForTwoCategoriesLetsTheOneBehindItRun() {
+        let (a, b) = (uniqueCategory(), uniqueCategory())
+        let holdsA = exclusive("holdsA", a)
+        let queue = ProcedureQueue()
+        queue.addOperation(holdsA)
+        wait(for: [holdsA.executing], timeout: 10)
+        // First in b's line, waiting for a: it holds b for no one else until it leaves.
+        let wantsBoth = exclusive("wantsBoth", a, b)
+        let onlyB = exclusive("onlyB", b)
+        queue.addOperations([wantsBoth, onlyB], waitUntilFinished: false)
+        XCTAssertFalse(onlyB.didExecute)
+        wantsBoth.cancel()
+        // onlyB runs while holdsA still holds a.
+        wait(for: [onlyB.executing], timeout: 10)
+        XCTAssertFalse(holdsA.isFinished)
+        onlyB.release()
+        holdsA.release()
+        wait(for: holdsA, wantsBoth, onlyB)
+        XCTAssertFalse(wantsBoth.didExecute)
+        XCTAssertFalse(ExclusivityManager.isInUse(a) || ExclusivityManager.isInUse(b), "released categories are forgotten")
+    }
+
     func testCancelledWhileWaitingLeavesTheLineAtOnce() {
         let category = uniqueCategory()
         let holder = exclusive("holder", category)
@@ -102,6 +124,7 @@ final class MutualExclusionTests: XCTestCase {
         holder.release()
         wait(for: holder, next)
         XCTAssertTrue(next.didExecute)
+        XCTAssertFalse(ExclusivityManager.isInUse(category))
     }
 
     func testReleasedWhenTheHolderFailsOrIsCancelledWhileRunning() {

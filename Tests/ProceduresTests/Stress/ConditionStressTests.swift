@@ -61,6 +61,7 @@ final class ConditionStressTests: XCTestCase {
         }
         wait(forAll: procedures, timeout: 120)
         XCTAssertTrue(counters.allSatisfy { $0.maximum <= 1 }, "seed \(random.seed)")
+        XCTAssertFalse(names.contains(where: ExclusivityManager.isInUse), "every category is released, seed \(random.seed)")
     }
 
     func testConditionsRacingCancellationAlwaysFinishOnce() {
