@@ -33,7 +33,6 @@ extension Procedure {
                 .conditionAddedAfterEnqueue,
                 "addCondition(\(condition.name)) was called on \(displayName) after it was added to a queue or started; the condition was ignored. Add conditions before adding the procedure to a queue.",
                 subject: self)
-            return
         }
     }
 
