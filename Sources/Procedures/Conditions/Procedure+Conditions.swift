@@ -28,7 +28,7 @@ extension Procedure {
             state.gateStage = .closed
             return true
         }
-        guard accepted else {
+        if !accepted {
             ProcedureMisuse.report(
                 .conditionAddedAfterEnqueue,
                 "addCondition(\(condition.name)) was called on \(displayName) after it was added to a queue or started; the condition was ignored. Add conditions before adding the procedure to a queue.",
