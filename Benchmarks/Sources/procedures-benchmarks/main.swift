@@ -15,6 +15,8 @@ let scenarios: [Scenario] =
         S5CancelLatency.scenario,
         S6GroupCancel.scenario,
         S7Memory.scenario,
+        S8Conditions.scenario,
+        S9Exclusivity.scenario,
     ] + FutureScenarios.all
 
 if options.profile != nil {

@@ -57,6 +57,9 @@ extension Procedure {
         }
         if stillWaiting { Procedure.checkForCycle(through: self) }
         perform(readyAction)
+        // Conditions that did not answer at once keep it waiting: the queue must know of it.
+        // (Noted after the fact; `noteWaiting` skips a procedure that is no longer waiting.)
+        if case .checkConditions = readyAction { queue?.noteWaiting(self) }
         return .claimed
     }
 
@@ -97,6 +100,7 @@ extension Procedure {
         case .none: return
         case .enqueue(let queue): queue.enqueueReady(self)
         case .start: startAfterWaiting()
+        case .checkConditions: beginCheckingConditions()
         }
     }
 

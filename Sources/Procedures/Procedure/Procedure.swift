@@ -144,6 +144,7 @@ open class Procedure: Operation, @unchecked Sendable {
             (state.phase, state.cancellation, state.errors)
         }
         var summary = "\(displayName): \(phase)"
+        if let gate = conditionGateSummary { summary += ", \(gate)" }
         if cancellation != .none { summary += ", \(cancellation)" }
         if !errors.isEmpty { summary += ", errors: \(errors)" }
         return summary

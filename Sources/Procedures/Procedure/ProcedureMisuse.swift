@@ -37,6 +37,10 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
         case produceWithoutQueue
         /// A delay that is not a number was given to a ``DelayProcedure``.
         case invalidDelay
+        /// `addCondition(_:)` was called after the procedure was enqueued or started.
+        case conditionAddedAfterEnqueue
+        /// A condition called its completion more than once; the first answer was kept.
+        case conditionCompletedTwice
     }
 
     /// What went wrong.
