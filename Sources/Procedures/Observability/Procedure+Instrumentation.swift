@@ -1,0 +1,46 @@
+import Foundation
+
+extension Procedure {
+    /// This procedure's number and name (a number is given on first use).
+    var instrumentationReference: ProcedureIdentity.Reference {
+        lock.withLock { () -> ProcedureIdentity.Reference in
+            if instrumentation.id == 0 {
+                instrumentation.id = ProcedureInstrumentation.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+            }
+            return .init(id: instrumentation.id, name: state.name ?? String(describing: type(of: self)))
+        }
+    }
+
+    /// Who this procedure is, its group and producer.
+    var instrumentationIdentity: ProcedureIdentity {
+        let reference = instrumentationReference
+        return lock.withLock {
+            ProcedureIdentity(
+                procedure: reference, parent: instrumentation.parent, producer: instrumentation.producer,
+                parentGroup: instrumentation.parentGroup)
+        }
+    }
+
+    /// What an event of `kind` carries; records the group (learnt from `queue`) and the
+    /// producer. Takes this procedure's lock and others', one at a time.
+    func instrumentationInfo(enqueuedOn queue: ProcedureQueue?, kind: ProcedureLifecycleEvent.Kind) -> ProcedureIdentity.Snapshot {
+        var dependencies: [ProcedureIdentity.Reference] = []
+        if case .enqueued = kind {
+            if let group = queue?.owningGroup {
+                let parent = group.instrumentationReference
+                lock.withLock {
+                    instrumentation.parent = parent
+                    instrumentation.parentGroup = group
+                }
+            }
+            dependencies = lock.withLock { state.dependencies }.map(\.instrumentationReference)
+        }
+        if case .willProduce(let operation) = kind, let child = operation as? Procedure {
+            let producer = instrumentationReference
+            child.lock.withLock { child.instrumentation.producer = producer }
+        }
+        let identity = instrumentationIdentity
+        let createdAt = lock.withLock { instrumentation.createdAt }
+        return .init(identity: identity, createdAt: createdAt == 0 ? nil : createdAt, dependencies: dependencies)
+    }
+}

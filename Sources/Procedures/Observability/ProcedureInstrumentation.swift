@@ -1,0 +1,182 @@
+import Foundation
+import Synchronization
+
+/// Receives the lifecycle events of the procedures it is attached to: the common ground of the
+/// library's log, ``ProcedureProfiler`` and the ecosystem adapters in `Integrations/`.
+///
+/// Attach one with ``ProcedureInstrumentation/attach(_:to:)-(_,ProcedureQueue)`` (everything
+/// added to a queue, group children included), ``ProcedureInstrumentation/attach(_:to:)-(_,Procedure)``
+/// (one procedure, its children and what it produces) or ``ProcedureInstrumentation/attach(_:)``
+/// (every procedure in the process).
+///
+/// `record(_:)` is called on the thread of the event, with no library lock held, possibly on
+/// several threads at once: keep it short and thread-safe. A slow instrument slows the
+/// procedures it observes (it never deadlocks them); hand heavy work to a queue of your own.
+public protocol ProcedureInstrument: AnyObject, Sendable {
+    /// One event of an observed procedure.
+    func record(_ event: ProcedureLifecycleEvent)
+}
+
+/// Attaches and detaches ``ProcedureInstrument``s.
+///
+/// While nothing is attached and logging is off (``ProcedureLog/minimumLevel`` is `.off`, the
+/// default), each hook in the library costs one relaxed atomic load and a branch.
+public enum ProcedureInstrumentation {
+    /// Observes every procedure in the process from now on.
+    public static func attach(_ instrument: any ProcedureInstrument) {
+        Registry.shared.add(Attachment(instrument, scope: .everything))
+    }
+
+    /// Observes every procedure added to `queue` from now on, the children of its groups (at
+    /// any depth) and what its procedures produce.
+    public static func attach(_ instrument: any ProcedureInstrument, to queue: ProcedureQueue) {
+        Registry.shared.add(Attachment(instrument, scope: .queue(ObjectIdentifier(queue))))
+    }
+
+    /// Observes `procedure` (attach it before adding it to a queue), its children if it is a
+    /// group, and the operations it produces.
+    public static func attach(_ instrument: any ProcedureInstrument, to procedure: Procedure) {
+        Registry.shared.add(Attachment(instrument, scope: .procedure(ObjectIdentifier(procedure))))
+    }
+
+    /// Stops delivering events to `instrument`, from all its attachments.
+    public static func detach(_ instrument: any ProcedureInstrument) {
+        Registry.shared.remove(instrument)
+    }
+
+    // MARK: - Hooks (called by the core; each starts with the one cheap check)
+
+    /// 1 while an instrument is attached, 2 while logging is on: a single load answers
+    /// "does anybody listen?".
+    static let activity = Atomic<UInt8>(0)
+    static let instrumentsAttached: UInt8 = 1
+    static let loggingOn: UInt8 = 2
+
+    @inline(__always)
+    static var isActive: Bool { activity.load(ordering: .relaxed) != 0 }
+
+    static func setFlag(_ flag: UInt8, _ on: Bool) {
+        if on {
+            activity.bitwiseOr(flag, ordering: .relaxed)
+        } else {
+            activity.bitwiseAnd(~flag, ordering: .relaxed)
+        }
+    }
+
+    /// A procedure was created (call only when ``isActive``).
+    static func procedureCreated(_ procedure: Procedure) {
+        let now = Self.now()
+        procedure.lock.withLock { procedure.instrumentation.createdAt = now }
+    }
+
+    /// Sends `kind` for `procedure` to the log and the attached instruments (call only when
+    /// ``isActive``, never under a lock).
+    static func record(_ kind: ProcedureLifecycleEvent.Kind, _ procedure: Procedure, queue: ProcedureQueue? = nil) {
+        let info = procedure.instrumentationInfo(enqueuedOn: queue, kind: kind)
+        let event = ProcedureLifecycleEvent(
+            kind: kind, procedure: procedure, info: info, timestamp: now(), thread: ThreadNumber.current)
+        if activity.load(ordering: .relaxed) & loggingOn != 0 { ProcedureLog.lifecycle(event) }
+        Registry.shared.deliver(event, enqueuedOn: queue)
+    }
+
+    /// Monotonic nanoseconds (the clock every event's timestamp comes from).
+    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    static let nextID = Atomic<UInt64>(1)
+}
+
+/// What an instrument is attached to.
+enum InstrumentScope {
+    case everything
+    case queue(ObjectIdentifier)
+    case procedure(ObjectIdentifier)
+}
+
+/// One instrument and the procedures it currently follows.
+final class Attachment: @unchecked Sendable {
+    // @unchecked: `tracked` is only touched under `lock`; the rest is immutable.
+    let instrument: any ProcedureInstrument
+    let scope: InstrumentScope
+    private let lock = Lock()
+    /// Procedures followed and not finished yet (plus operations announced by a followed
+    /// producer or group before they are enqueued).
+    private var tracked = Set<ObjectIdentifier>()
+
+    init(_ instrument: any ProcedureInstrument, scope: InstrumentScope) {
+        self.instrument = instrument
+        self.scope = scope
+    }
+
+    /// True if the event concerns a procedure this attachment follows (and updates the set).
+    func follows(_ event: ProcedureLifecycleEvent, enqueuedOn queue: ProcedureQueue?) -> Bool {
+        let id = ObjectIdentifier(event.procedure)
+        switch scope {
+        case .everything:
+            return true
+        case .queue(let target):
+            if case .enqueued = event.kind, let queue, ObjectIdentifier(queue) == target {
+                lock.withLock { _ = tracked.insert(id) }
+                return true
+            }
+        case .procedure(let target):
+            if case .enqueued = event.kind, id == target {
+                lock.withLock { _ = tracked.insert(id) }
+                return true
+            }
+        }
+        return lock.withLock { () -> Bool in
+            if case .enqueued = event.kind, !tracked.contains(id), let parent = event.parentGroup,
+                tracked.contains(ObjectIdentifier(parent))
+            {
+                tracked.insert(id)
+                return true
+            }
+            guard tracked.contains(id) else { return false }
+            switch event.kind {
+            case .finished: tracked.remove(id)
+            case .willProduce(let operation): tracked.insert(ObjectIdentifier(operation))
+            default: break
+            }
+            return true
+        }
+    }
+}
+
+/// The attached instruments, read by every event while any is attached.
+final class Registry: @unchecked Sendable {
+    // @unchecked: `attachments` is only touched under `lock`.
+    static let shared = Registry()
+    private let lock = Lock()
+    private var attachments: [Attachment] = []
+
+    func add(_ attachment: Attachment) {
+        lock.withLock { attachments.append(attachment) }
+        ProcedureInstrumentation.setFlag(ProcedureInstrumentation.instrumentsAttached, true)
+    }
+
+    func remove(_ instrument: any ProcedureInstrument) {
+        let (removed, empty) = lock.withLock { () -> ([Attachment], Bool) in
+            let removed = attachments.filter { $0.instrument === instrument }
+            attachments.removeAll { $0.instrument === instrument }
+            return (removed, attachments.isEmpty)
+        }
+        _ = consume removed  // released outside the lock
+        if empty { ProcedureInstrumentation.setFlag(ProcedureInstrumentation.instrumentsAttached, false) }
+    }
+
+    func deliver(_ event: ProcedureLifecycleEvent, enqueuedOn queue: ProcedureQueue?) {
+        let current = lock.withLock { attachments }
+        for attachment in current where attachment.follows(event, enqueuedOn: queue) {
+            attachment.instrument.record(event)
+        }
+    }
+}
+
+/// A small number per thread (1, 2, 3… in order of first use), for trace files and logs.
+enum ThreadNumber {
+    private final class Box { let value: UInt64; init(_ value: UInt64) { self.value = value } }
+    private static let counter = Atomic<UInt64>(1)
+    private static let perThread = PerThread { Box(counter.wrappingAdd(1, ordering: .relaxed).oldValue) }
+
+    static var current: UInt64 { perThread.current.value }
+}
