@@ -21,12 +21,12 @@ extension Procedure {
         }
     }
 
-    /// What an event of `kind` carries; records the group (learnt from `queue`) and the
+    /// What an event of `kind` carries; records the group (for an enqueued event) and the
     /// producer. Takes this procedure's lock and others', one at a time.
-    func instrumentationInfo(enqueuedOn queue: ProcedureQueue?, kind: ProcedureLifecycleEvent.Kind) -> ProcedureIdentity.Snapshot {
+    func instrumentationInfo(group: GroupProcedure?, kind: ProcedureLifecycleEvent.Kind) -> ProcedureIdentity.Snapshot {
         var dependencies: [ProcedureIdentity.Reference] = []
         if case .enqueued = kind {
-            if let group = queue?.owningGroup {
+            if let group {
                 let parent = group.instrumentationReference
                 lock.withLock {
                     instrumentation.parent = parent

@@ -72,11 +72,17 @@ public enum ProcedureInstrumentation {
     /// Sends `kind` for `procedure` to the log and the attached instruments (call only when
     /// ``isActive``, never under a lock).
     static func record(_ kind: ProcedureLifecycleEvent.Kind, _ procedure: Procedure, queue: ProcedureQueue? = nil) {
-        let info = procedure.instrumentationInfo(enqueuedOn: queue, kind: kind)
-        let event = ProcedureLifecycleEvent(
-            kind: kind, procedure: procedure, info: info, timestamp: now(), thread: ThreadNumber.current)
+        let event = makeEvent(kind, procedure, group: queue?.owningGroup, timestamp: now())
         if activity.load(ordering: .relaxed) & loggingOn != 0 { ProcedureLog.lifecycle(event) }
         Registry.shared.deliver(event, enqueuedOn: queue)
+    }
+
+    static func makeEvent(
+        _ kind: ProcedureLifecycleEvent.Kind, _ procedure: Procedure, group: GroupProcedure?, timestamp: UInt64
+    ) -> ProcedureLifecycleEvent {
+        let info = procedure.instrumentationInfo(group: group, kind: kind)
+        return ProcedureLifecycleEvent(
+            kind: kind, procedure: procedure, info: info, timestamp: timestamp, thread: ThreadNumber.current)
     }
 
     /// Monotonic nanoseconds (the clock every event's timestamp comes from).
@@ -168,6 +174,21 @@ final class Registry: @unchecked Sendable {
         let current = lock.withLock { attachments }
         for attachment in current where attachment.follows(event, enqueuedOn: queue) {
             attachment.instrument.record(event)
+            if case .enqueued = event.kind, let group = event.procedure as? GroupProcedure {
+                announceChildren(of: group, to: attachment, at: event.timestamp)
+            }
+        }
+    }
+
+    /// A group's children are usually enqueued on its private queue when the group is made,
+    /// before anything follows the group: once it is followed, they are announced to the
+    /// attachment as enqueued (at the group's enqueue time), at any depth.
+    private func announceChildren(of group: GroupProcedure, to attachment: Attachment, at timestamp: UInt64) {
+        for case let child as Procedure in group.children where child.isEnqueued && !child.isFinished {
+            let event = ProcedureInstrumentation.makeEvent(.enqueued, child, group: group, timestamp: timestamp)
+            guard attachment.follows(event, enqueuedOn: nil) else { continue }
+            attachment.instrument.record(event)
+            if let nested = child as? GroupProcedure { announceChildren(of: nested, to: attachment, at: timestamp) }
         }
     }
 }
