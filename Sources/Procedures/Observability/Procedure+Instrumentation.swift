@@ -14,11 +14,12 @@ extension Procedure {
     /// Who this procedure is, its group and producer.
     var instrumentationIdentity: ProcedureIdentity {
         let reference = instrumentationReference
-        return lock.withLock {
-            ProcedureIdentity(
-                procedure: reference, parent: instrumentation.parent, producer: instrumentation.producer,
-                parentGroup: instrumentation.parentGroup)
+        let (recordedParent, group, producer) = lock.withLock {
+            (instrumentation.parent, instrumentation.parentGroup, instrumentation.producer)
         }
+        // The group's current name (it may have been named after its children were added).
+        let parent = group?.instrumentationReference ?? recordedParent
+        return ProcedureIdentity(procedure: reference, parent: parent, producer: producer, parentGroup: group)
     }
 
     /// What an event of `kind` carries; records the group (for an enqueued event) and the

@@ -35,6 +35,8 @@ public final class BufferedLogSink: ProcedureLogSink, @unchecked Sendable {
     private let queue = DispatchQueue(label: "Procedures.BufferedLogSink")
     private let lock = Lock()
     private var buffer: [ProcedureLog.Entry] = []
+    /// Entries accepted and not yet written (buffered, or in the batch being written).
+    private var pending = 0
     private var dropped = 0
     private var draining = false
 
@@ -50,10 +52,11 @@ public final class BufferedLogSink: ProcedureLogSink, @unchecked Sendable {
     /// Appends `entry` to the buffer (or drops it if full); never waits.
     public func write(_ entry: ProcedureLog.Entry) {
         let startDrain = lock.withLock { () -> Bool in
-            guard buffer.count < capacity else {
+            guard pending < capacity else {
                 dropped += 1
                 return false
             }
+            pending += 1
             buffer.append(entry)
             defer { draining = true }
             return !draining
@@ -77,7 +80,10 @@ public final class BufferedLogSink: ProcedureLogSink, @unchecked Sendable {
                 return buffer
             }
             if batch.isEmpty { return }
-            for entry in batch { wrapped.write(entry) }
+            for entry in batch {
+                wrapped.write(entry)
+                lock.withLock { pending -= 1 }
+            }
         }
     }
 }
