@@ -42,6 +42,7 @@ let package = Package(
                 .product(name: "ProceduresTesting", package: "Procedures"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ]),
     ],
     swiftLanguageModes: [.v6]

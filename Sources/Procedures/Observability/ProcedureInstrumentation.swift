@@ -182,12 +182,18 @@ final class Registry: @unchecked Sendable {
 
     /// A group's children are usually enqueued on its private queue when the group is made,
     /// before anything follows the group: once it is followed, they are announced to the
-    /// attachment as enqueued (at the group's enqueue time), at any depth.
+    /// attachment as enqueued (at the group's enqueue time), and ready if they already are, at
+    /// any depth.
     private func announceChildren(of group: GroupProcedure, to attachment: Attachment, at timestamp: UInt64) {
         for case let child as Procedure in group.children where child.isEnqueued && !child.isFinished {
             let event = ProcedureInstrumentation.makeEvent(.enqueued, child, group: group, timestamp: timestamp)
             guard attachment.follows(event, enqueuedOn: nil) else { continue }
             attachment.instrument.record(event)
+            // A child without dependencies is ready at once, on the group's suspended queue.
+            if child.lock.withLock({ child.state.phase >= .ready }) {
+                let ready = ProcedureInstrumentation.makeEvent(.ready, child, group: nil, timestamp: timestamp)
+                if attachment.follows(ready, enqueuedOn: nil) { attachment.instrument.record(ready) }
+            }
             if let nested = child as? GroupProcedure { announceChildren(of: nested, to: attachment, at: timestamp) }
         }
     }

@@ -49,6 +49,12 @@ final class ProcedureProfilerTests: XCTestCase {
         XCTAssertEqual(byName["sibling"]?.identity.parent?.name, "outer")
         XCTAssertNil(byName["outer"]?.identity.parent)
         XCTAssertEqual(byName["inner"]?.identity.parent?.id, byName["outer"]?.identity.procedure.id)
+        // Children were enqueued (and ready) when their group was made, before anything
+        // followed the group: they are still profiled in full.
+        for name in ["leaf", "inner", "sibling"] {
+            XCTAssertNotNil(byName[name]?.readyAt, name)
+            XCTAssertNotNil(byName[name]?.execution, name)
+        }
         // A group runs until its last child finished.
         XCTAssertGreaterThanOrEqual(byName["outer"]!.finishedAt!, byName["leaf"]!.finishedAt!)
     }
