@@ -15,7 +15,7 @@ extension Procedure {
     var instrumentationIdentity: ProcedureIdentity {
         let reference = instrumentationReference
         let (recordedParent, group, producer) = lock.withLock {
-            (instrumentation.parent, instrumentation.parentGroup, instrumentation.producer)
+            (instrumentation.links?.parent, instrumentation.links?.parentGroup, instrumentation.links?.producer)
         }
         // The group's current name (it may have been named after its children were added).
         let parent = group?.instrumentationReference ?? recordedParent
@@ -30,15 +30,17 @@ extension Procedure {
             if let group {
                 let parent = group.instrumentationReference
                 lock.withLock {
-                    instrumentation.parent = parent
-                    instrumentation.parentGroup = group
+                    instrumentation.withLinks {
+                        $0.parent = parent
+                        $0.parentGroup = group
+                    }
                 }
             }
             dependencies = lock.withLock { state.dependencies }.map(\.instrumentationReference)
         }
         if case .willProduce(let operation) = kind, let child = operation as? Procedure {
             let producer = instrumentationReference
-            child.lock.withLock { child.instrumentation.producer = producer }
+            child.lock.withLock { child.instrumentation.withLinks { $0.producer = producer } }
         }
         let identity = instrumentationIdentity
         let createdAt = lock.withLock { instrumentation.createdAt }
