@@ -22,25 +22,34 @@ extension Procedure {
         return ProcedureIdentity(procedure: reference, parent: parent, producer: producer, parentGroup: group)
     }
 
-    /// What an event of `kind` carries; records the group (for an enqueued event) and the
-    /// producer. Takes this procedure's lock and others', one at a time.
-    func instrumentationInfo(group: GroupProcedure?, kind: ProcedureLifecycleEvent.Kind) -> ProcedureIdentity.Snapshot {
-        var dependencies: [ProcedureIdentity.Reference] = []
-        if case .enqueued = kind {
-            if let group {
-                let parent = group.instrumentationReference
-                lock.withLock {
-                    instrumentation.withLinks {
-                        $0.parent = parent
-                        $0.parentGroup = group
-                    }
+    /// Records the group (for an enqueued event) and the producer (for a produce event).
+    /// Takes this procedure's lock and others', one at a time.
+    func recordInstrumentationLinks(kind: ProcedureLifecycleEvent.Kind, group: GroupProcedure?) {
+        switch kind {
+        case .enqueued:
+            guard let group else { return }
+            let parent = group.instrumentationReference
+            lock.withLock {
+                instrumentation.withLinks {
+                    $0.parent = parent
+                    $0.parentGroup = group
                 }
             }
-            dependencies = lock.withLock { state.dependencies }.map(\.instrumentationReference)
-        }
-        if case .willProduce(let operation) = kind, let child = operation as? Procedure {
+        case .willProduce(let operation):
+            guard let child = operation as? Procedure else { return }
             let producer = instrumentationReference
             child.lock.withLock { child.instrumentation.withLinks { $0.producer = producer } }
+        default:
+            return
+        }
+    }
+
+    /// What an event of `kind` carries; records the links first.
+    func instrumentationInfo(group: GroupProcedure?, kind: ProcedureLifecycleEvent.Kind) -> ProcedureIdentity.Snapshot {
+        recordInstrumentationLinks(kind: kind, group: group)
+        var dependencies: [ProcedureIdentity.Reference] = []
+        if case .enqueued = kind {
+            dependencies = lock.withLock { state.dependencies }.map(\.instrumentationReference)
         }
         let identity = instrumentationIdentity
         let createdAt = lock.withLock { instrumentation.createdAt }

@@ -46,8 +46,8 @@ public enum ProcedureInstrumentation {
 
     // MARK: - Hooks (called by the core; each starts with the one cheap check)
 
-    /// 1 while an instrument is attached, 2 while logging is on: a single load answers
-    /// "does anybody listen?".
+    /// 1 while an instrument is attached, 2 while logging is on at a level where lifecycle
+    /// events can show (`.warning` or below): a single load answers "does anybody listen?".
     static let activity = Atomic<UInt8>(0)
     static let instrumentsAttached: UInt8 = 1
     static let loggingOn: UInt8 = 2
@@ -72,9 +72,17 @@ public enum ProcedureInstrumentation {
     /// Sends `kind` for `procedure` to the log and the attached instruments (call only when
     /// ``isActive``, never under a lock).
     static func record(_ kind: ProcedureLifecycleEvent.Kind, _ procedure: Procedure, queue: ProcedureQueue? = nil) {
+        let flags = activity.load(ordering: .relaxed)
+        let logs = flags & loggingOn != 0 && ProcedureLog.isEnabled(ProcedureLog.level(of: kind) ?? .critical)
+        // Logging at a quiet level with nothing attached: most events stop here, unbuilt;
+        // only the group and producer links are kept, for the procedure's own messages.
+        guard logs || flags & instrumentsAttached != 0 else {
+            procedure.recordInstrumentationLinks(kind: kind, group: queue?.owningGroup)
+            return
+        }
         let event = makeEvent(kind, procedure, group: queue?.owningGroup, timestamp: now())
-        if activity.load(ordering: .relaxed) & loggingOn != 0 { ProcedureLog.lifecycle(event) }
-        Registry.shared.deliver(event, enqueuedOn: queue)
+        if logs { ProcedureLog.lifecycle(event) }
+        if flags & instrumentsAttached != 0 { Registry.shared.deliver(event, enqueuedOn: queue) }
     }
 
     static func makeEvent(

@@ -103,7 +103,9 @@ public struct ProcedureLog: Sendable {
         }
         set {
             level.store(newValue?.rawValue ?? offValue, ordering: .relaxed)
-            ProcedureInstrumentation.setFlag(ProcedureInstrumentation.loggingOn, newValue != nil)
+            // Lifecycle events log at .warning at most: above it the hooks stay off.
+            ProcedureInstrumentation.setFlag(
+                ProcedureInstrumentation.loggingOn, newValue.map { $0 <= Self.loudestLifecycleLevel } ?? false)
         }
     }
 
@@ -175,17 +177,22 @@ public struct ProcedureLog: Sendable {
         sink.write(entry)
     }
 
+    static let loudestLifecycleLevel = Level.warning
+
+    /// The level a lifecycle event is logged at; nil for events that are not logged.
+    static func level(of kind: ProcedureLifecycleEvent.Kind) -> Level? {
+        switch kind {
+        case .enqueued, .ready: .trace
+        case .started, .willProduce: .debug
+        case .executing, .executed: nil
+        case .cancelled(let errors): errors.isEmpty ? .info : .notice
+        case .finished(let errors, _): errors.isEmpty ? .debug : .warning
+        }
+    }
+
     /// Logs a lifecycle event at its level (see the type's documentation).
     static func lifecycle(_ event: ProcedureLifecycleEvent) {
-        let level: Level
-        switch event.kind {
-        case .enqueued, .ready: level = .trace
-        case .started, .willProduce: level = .debug
-        case .executing, .executed: return
-        case .cancelled(let errors): level = errors.isEmpty ? .info : .notice
-        case .finished(let errors, _): level = errors.isEmpty ? .debug : .warning
-        }
-        guard isEnabled(level) else { return }
+        guard let level = level(of: event.kind), isEnabled(level) else { return }
         let message: String
         switch event.kind {
         case .enqueued:

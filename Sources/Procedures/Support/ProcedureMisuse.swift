@@ -66,7 +66,7 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
     static func report(_ kind: Kind, _ message: String, subject: AnyObject?) {
         let report = ProcedureMisuse(
             kind: kind, message: message, subject: subject.map(ObjectIdentifier.init))
-        if ProcedureInstrumentation.isActive { ProcedureLog.misuse(report, subject: subject) }
+        ProcedureLog.misuse(report, subject: subject)  // checks its level first; misuse is rare
         handler(report)
     }
 }

@@ -134,6 +134,8 @@ final class ProcedureLogTests: LogTestCase {
 
     func testMisuseIsLoggedAsAnError() {
         ProcedureLog.minimumLevel = .error
+        // No lifecycle event logs above .warning: at .error the hooks stay off.
+        XCTAssertFalse(ProcedureInstrumentation.isActive)
         let misuse = ProcedureMisuseRecorder()
         defer { misuse.stop() }
         let procedure = BlockProcedure {}
