@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 import Synchronization
 
 /// Receives the lifecycle events of the procedures it is attached to: the common ground of the
@@ -77,10 +78,10 @@ public enum ProcedureInstrumentation {
         // Logging at a quiet level with nothing attached: most events stop here, unbuilt;
         // only the group and producer links are kept, for the procedure's own messages.
         guard logs || flags & instrumentsAttached != 0 else {
-            procedure.recordInstrumentationLinks(kind: kind, group: queue?.owningGroup)
+            procedure.recordInstrumentationLinks(kind: kind, group: (queue as? GroupQueue)?.group)
             return
         }
-        let event = makeEvent(kind, procedure, group: queue?.owningGroup, timestamp: now())
+        let event = makeEvent(kind, procedure, group: (queue as? GroupQueue)?.group, timestamp: now())
         if logs { ProcedureLog.lifecycle(event) }
         if flags & instrumentsAttached != 0 { Registry.shared.deliver(event, enqueuedOn: queue) }
     }

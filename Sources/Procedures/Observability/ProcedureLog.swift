@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 import Synchronization
 
 /// A procedure's log: messages tagged with the procedure's name, number and group, sent to

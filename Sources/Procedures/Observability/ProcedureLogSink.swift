@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// Where ``ProcedureLog`` messages go. Install one with ``ProcedureLog/sink``.
 ///

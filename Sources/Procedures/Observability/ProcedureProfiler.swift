@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// Records when each observed procedure was created, enqueued, ready, started and finished,
 /// cancelled or not, with children attributed to their group; summarises and exports it.
