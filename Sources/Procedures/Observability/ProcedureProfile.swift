@@ -23,6 +23,8 @@ public struct ProcedureProfile: Sendable {
     public internal(set) var finishedAt: UInt64?
     /// True if it was cancelled.
     public internal(set) var cancelled = false
+    /// When it was cancelled (nil if it was not, or was cancelled before it was followed).
+    public internal(set) var cancelledAt: UInt64?
     /// The errors it finished with.
     public internal(set) var errors: [any Error] = []
 

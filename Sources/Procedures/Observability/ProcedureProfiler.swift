@@ -53,6 +53,12 @@ public final class ProcedureProfiler: ProcedureInstrument, @unchecked Sendable {
         }
     }
 
+    /// The profiles of `profile`'s children (if it is a group) and of what it produced.
+    public func children(of profile: ProcedureProfile) -> [ProcedureProfile] {
+        let id = profile.identity.procedure.id
+        return profiles.filter { $0.identity.parent?.id == id || $0.identity.producer?.id == id }
+    }
+
     /// Totals and the `limit` slowest finished procedures.
     public func summary(slowest limit: Int = 10) -> ProcedureProfile.Summary {
         ProcedureProfile.Summary(profiles, limit: limit, dropped: droppedCount)
@@ -82,7 +88,9 @@ public final class ProcedureProfiler: ProcedureInstrument, @unchecked Sendable {
             case .started: profile.startedAt = event.timestamp
             case .executing: profile.execution = .init(thread: event.thread, began: event.timestamp)
             case .executed: profile.execution?.ended = event.timestamp
-            case .cancelled: profile.cancelled = true
+            case .cancelled:
+                profile.cancelled = true
+                profile.cancelledAt = event.timestamp
             case .finished(let errors, let cancelled):
                 profile.finishedAt = event.timestamp
                 profile.errors = errors

@@ -80,6 +80,36 @@ final class ProcedureProfilerTests: XCTestCase {
         XCTAssertEqual(summary.failedCount, 1)
     }
 
+    func testACancelFromAWillExecuteObserverIsTimedBeforeTheFinish() {
+        let queue = ProcedureQueue()
+        let profiler = ProcedureProfiler()
+        profiler.attach(to: queue)
+        defer { profiler.detach() }
+        let procedure = TestProcedure(name: "stopped")
+        procedure.addWillExecuteBlockObserver { $0.cancel() }
+        wait(for: procedure, on: queue)
+        let profile = profiler.profiles.first
+        XCTAssertEqual(profile?.cancelled, true)
+        XCTAssertNil(profile?.execution, "cancelled before execute()")
+        XCTAssertGreaterThanOrEqual(profile!.cancelledAt!, profile!.startedAt!)
+        XCTAssertGreaterThanOrEqual(profile!.finishedAt!, profile!.cancelledAt!)
+    }
+
+    func testChildrenOfAGroupAndProductsOfAProcedure() {
+        let queue = ProcedureQueue()
+        let profiler = ProcedureProfiler()
+        profiler.attach(to: queue)
+        defer { profiler.detach() }
+        let product = TestProcedure(name: "product")
+        let producer = TestProcedure(name: "producer", produced: product)
+        let group = GroupProcedure(operations: [producer, TestProcedure(name: "other")])
+        wait(for: group, on: queue)
+        wait(for: product)
+        let profiles = Dictionary(uniqueKeysWithValues: profiler.profiles.map { ($0.name, $0) })
+        XCTAssertEqual(Set(profiler.children(of: profiles["GroupProcedure"]!).map(\.name)), ["producer", "other", "product"])
+        XCTAssertEqual(profiler.children(of: profiles["producer"]!).map(\.name), ["product"])
+    }
+
     func testAttachedToOneProcedureFollowsItsChildrenAndProductsOnly() {
         let queue = ProcedureQueue()
         let profiler = ProcedureProfiler()
