@@ -74,7 +74,7 @@ public enum ProcedureInstrumentation {
     /// ``isActive``, never under a lock).
     static func record(_ kind: ProcedureLifecycleEvent.Kind, _ procedure: Procedure, queue: ProcedureQueue? = nil) {
         let flags = activity.load(ordering: .relaxed)
-        let logs = flags & loggingOn != 0 && ProcedureLog.isEnabled(ProcedureLog.level(of: kind) ?? .critical)
+        let logs = flags & loggingOn != 0 && (ProcedureLog.level(of: kind).map(ProcedureLog.isEnabled) ?? false)
         // Logging at a quiet level with nothing attached: most events stop here, unbuilt;
         // only the group and producer links are kept, for the procedure's own messages.
         guard logs || flags & instrumentsAttached != 0 else {

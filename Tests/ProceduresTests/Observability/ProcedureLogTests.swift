@@ -207,3 +207,15 @@ final class BufferedLogSinkTests: LogTestCase {
         XCTAssertEqual(buffered.droppedCount, 0)
     }
 }
+
+final class QuietLoggingTests: LogTestCase {
+    /// At a quiet level an event that is not logged is not built either: a procedure that
+    /// succeeds gets no number and no entry.
+    func testEventsBelowTheLevelAreNotBuilt() {
+        ProcedureLog.minimumLevel = .warning
+        let procedure = TestProcedure()
+        wait(for: procedure)
+        XCTAssertEqual(procedure.lock.withLock { procedure.instrumentation.id }, 0, "no identity was built")
+        XCTAssertTrue(sink.entries(about: procedure).isEmpty)
+    }
+}
