@@ -7,7 +7,16 @@ extension Procedure {
             if instrumentation.id == 0 {
                 instrumentation.id = ProcedureInstrumentation.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
             }
-            return .init(id: instrumentation.id, name: state.name ?? String(describing: type(of: self)))
+            if let name = state.name { return .init(id: instrumentation.id, name: name) }
+            // The type's name, worked out once per procedure (String(describing:) on a metatype
+            // goes through reflection: about 40,000 instructions).
+            let typeName = instrumentation.withLinks { links in
+                if let known = links.typeName { return known }
+                let name = _typeName(type(of: self), qualified: false)
+                links.typeName = name
+                return name
+            }
+            return .init(id: instrumentation.id, name: typeName)
         }
     }
 

@@ -31,13 +31,13 @@ public enum ProcedureInstrumentation {
     /// Observes every procedure added to `queue` from now on, the children of its groups (at
     /// any depth) and what its procedures produce.
     public static func attach(_ instrument: any ProcedureInstrument, to queue: ProcedureQueue) {
-        Registry.shared.add(Attachment(instrument, scope: .queue(ObjectIdentifier(queue))))
+        Registry.shared.add(Attachment(instrument, scope: .queue(WeakReference(queue))))
     }
 
     /// Observes `procedure` (attach it before adding it to a queue), its children if it is a
     /// group, and the operations it produces.
     public static func attach(_ instrument: any ProcedureInstrument, to procedure: Procedure) {
-        Registry.shared.add(Attachment(instrument, scope: .procedure(ObjectIdentifier(procedure))))
+        Registry.shared.add(Attachment(instrument, scope: .procedure(WeakReference(procedure))))
     }
 
     /// Stops delivering events to `instrument`, from all its attachments.
@@ -100,11 +100,19 @@ public enum ProcedureInstrumentation {
     static let nextID = Atomic<UInt64>(1)
 }
 
-/// What an instrument is attached to.
+/// What an instrument is attached to. Held weakly, and compared by identity (not by
+/// `ObjectIdentifier`, whose address a later object may reuse once this one is freed).
 enum InstrumentScope {
     case everything
-    case queue(ObjectIdentifier)
-    case procedure(ObjectIdentifier)
+    case queue(WeakReference<ProcedureQueue>)
+    case procedure(WeakReference<Procedure>)
+}
+
+/// A weak reference to an object, as a value.
+final class WeakReference<Object: AnyObject>: @unchecked Sendable {
+    // @unchecked: `object` is set once, in init; a weak load is thread-safe.
+    weak var object: Object?
+    init(_ object: Object) { self.object = object }
 }
 
 /// One instrument and the procedures it currently follows.
@@ -129,12 +137,12 @@ final class Attachment: @unchecked Sendable {
         case .everything:
             return true
         case .queue(let target):
-            if case .enqueued = event.kind, let queue, ObjectIdentifier(queue) == target {
+            if case .enqueued = event.kind, let queue, queue === target.object {
                 lock.withLock { _ = tracked.insert(id) }
                 return true
             }
         case .procedure(let target):
-            if case .enqueued = event.kind, id == target {
+            if case .enqueued = event.kind, event.procedure === target.object {
                 lock.withLock { _ = tracked.insert(id) }
                 return true
             }

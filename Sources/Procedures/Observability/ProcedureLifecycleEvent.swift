@@ -114,4 +114,6 @@ final class InstrumentationLinks {
     var parent: ProcedureIdentity.Reference?
     weak var parentGroup: GroupProcedure?
     var producer: ProcedureIdentity.Reference?
+    /// The procedure's type name, for procedures without a name.
+    var typeName: String?
 }

@@ -185,6 +185,18 @@ final class ProcedureProfilerTests: XCTestCase {
         XCTAssertEqual(profiler.profiles.last?.identity.procedure.id, UInt64(events))
     }
 
+    func testAQueueMadeWhereAFreedOneWasIsNotFollowed() {
+        // A new queue often lands at the freed queue's address; identity must not be by address.
+        let profiler = ProcedureProfiler()
+        defer { profiler.detach() }
+        for _ in 0..<20 {
+            profiler.attach(to: ProcedureQueue())
+            let queue = ProcedureQueue()
+            wait(for: TestProcedure(name: "elsewhere"), on: queue)
+        }
+        XCTAssertTrue(profiler.profiles.isEmpty, "followed \(profiler.profiles.count) procedures of other queues")
+    }
+
     func testDetachedProfilerRecordsNothingMore() {
         let queue = ProcedureQueue()
         let profiler = ProcedureProfiler()
