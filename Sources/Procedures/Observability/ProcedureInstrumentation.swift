@@ -77,13 +77,16 @@ public enum ProcedureInstrumentation {
         let logs = flags & loggingOn != 0 && (ProcedureLog.level(of: kind).map(ProcedureLog.isEnabled) ?? false)
         // Logging at a quiet level with nothing attached: most events stop here, unbuilt;
         // only the group and producer links are kept, for the procedure's own messages.
-        guard logs || flags & instrumentsAttached != 0 else {
-            procedure.recordInstrumentationLinks(kind: kind, group: (queue as? GroupQueue)?.group)
+        let instruments = flags & instrumentsAttached != 0 && Registry.shared.anyMayFollow(procedure, kind: kind, queue: queue)
+        guard logs || instruments else {
+            if flags & loggingOn != 0 {
+                procedure.recordInstrumentationLinks(kind: kind, group: (queue as? GroupQueue)?.group)
+            }
             return
         }
         let event = makeEvent(kind, procedure, group: (queue as? GroupQueue)?.group, timestamp: now())
         if logs { ProcedureLog.lifecycle(event) }
-        if flags & instrumentsAttached != 0 { Registry.shared.deliver(event, enqueuedOn: queue) }
+        if instruments { Registry.shared.deliver(event, enqueuedOn: queue) }
     }
 
     static func makeEvent(
@@ -128,6 +131,26 @@ final class Attachment: @unchecked Sendable {
     init(_ instrument: any ProcedureInstrument, scope: InstrumentScope) {
         self.instrument = instrument
         self.scope = scope
+    }
+
+    /// A cheap check before an event is built: false if this attachment certainly does not
+    /// follow `procedure` (so procedures of other queues cost little while one is profiled).
+    func mayFollow(_ procedure: Procedure, kind: ProcedureLifecycleEvent.Kind, queue: ProcedureQueue?) -> Bool {
+        let id = ObjectIdentifier(procedure)
+        switch scope {
+        case .everything:
+            return true
+        case .queue(let target):
+            if case .enqueued = kind, let queue, queue === target.object { return true }
+        case .procedure(let target):
+            if case .enqueued = kind, procedure === target.object { return true }
+        }
+        let group = (queue as? GroupQueue)?.group
+        return lock.withLock {
+            if tracked.contains(id) { return true }
+            if case .enqueued = kind, let group { return tracked.contains(ObjectIdentifier(group)) }
+            return false
+        }
     }
 
     /// True if the event concerns a procedure this attachment follows (and updates the set).
@@ -185,6 +208,12 @@ final class Registry: @unchecked Sendable {
         }
         _ = consume removed  // released outside the lock
         if empty { ProcedureInstrumentation.setFlag(ProcedureInstrumentation.instrumentsAttached, false) }
+    }
+
+    /// True if some attachment may follow `procedure` (see ``Attachment/mayFollow(_:kind:queue:)``).
+    func anyMayFollow(_ procedure: Procedure, kind: ProcedureLifecycleEvent.Kind, queue: ProcedureQueue?) -> Bool {
+        let current = lock.withLock { attachments }
+        return current.contains { $0.mayFollow(procedure, kind: kind, queue: queue) }
     }
 
     func deliver(_ event: ProcedureLifecycleEvent, enqueuedOn queue: ProcedureQueue?) {
