@@ -8,6 +8,7 @@ let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
 let scenarios: [Scenario] =
     [
         S1Throughput.scenario,
+        L1Logging.scenario,
         S2Chain.scenario,
         S2Chain.rawQueue,
         S3FanOutFanIn.scenario,

@@ -51,10 +51,13 @@ open class Procedure: Operation, @unchecked Sendable {
     // Always accessed under `lock`, so Swift's dynamic exclusivity checks (about 100
     // instructions each, a dozen times per procedure) add nothing but cost.
     @exclusivity(unchecked) var state = ProcedureState()
+    /// Its number, creation time, group and producer for logs and traces (under `lock`).
+    @exclusivity(unchecked) var instrumentation = InstrumentationFields()
 
     /// A procedure; subclasses set themselves up and call `super.init()`.
     public override init() {
         super.init()
+        if ProcedureInstrumentation.isActive { ProcedureInstrumentation.procedureCreated(self) }
     }
 
     // MARK: - Subclass hooks

@@ -98,6 +98,7 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
     static func report(_ kind: Kind, _ message: String, subject: AnyObject?) {
         let report = ProcedureMisuse(
             kind: kind, message: message, subject: subject.map(ObjectIdentifier.init))
+        ProcedureLog.misuse(report, subject: subject)  // checks its level first; misuse is rare
         handler(report)
     }
 }
