@@ -1,3 +1,5 @@
+import Foundation
+
 /// Errors the library itself puts on procedures.
 public enum ProcedureError: Error, Sendable, CustomStringConvertible {
     /// The procedure's ``GroupProcedure`` (or another parent) was cancelled with these errors.
@@ -20,6 +22,9 @@ public enum ProcedureError: Error, Sendable, CustomStringConvertible {
     /// The procedure (named) needs an input and executed without one (a
     /// ``TransformProcedure`` whose input was neither set nor injected).
     case missingInput(name: String)
+    /// A ``TimeoutObserver`` cancelled the procedure: it had not finished this many seconds
+    /// after it started executing.
+    case timedOut(after: TimeInterval)
 
     /// A one-line explanation.
     public var description: String {
@@ -42,6 +47,8 @@ public enum ProcedureError: Error, Sendable, CustomStringConvertible {
             return "\(errors.count) errors: \(errors)"
         case .missingInput(let name):
             return "\(name) executed without an input"
+        case .timedOut(let interval):
+            return "timed out after \(interval) s"
         }
     }
 }

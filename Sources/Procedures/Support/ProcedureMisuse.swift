@@ -36,6 +36,8 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
         case produceWithoutQueue
         /// A delay that is not a number was given to a ``DelayProcedure``.
         case invalidDelay
+        /// A manual clock was asked to move backwards; time never does.
+        case clockMovedBackwards
     }
 
     /// What went wrong.
@@ -63,7 +65,8 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
         FileHandle.standardError.write(Data((report.description + "\n").utf8))
     }
 
-    static func report(_ kind: Kind, _ message: String, subject: AnyObject?) {
+    /// Reports misuse to ``handler`` (used by the library and its testing module).
+    package static func report(_ kind: Kind, _ message: String, subject: AnyObject?) {
         let report = ProcedureMisuse(
             kind: kind, message: message, subject: subject.map(ObjectIdentifier.init))
         handler(report)
