@@ -15,6 +15,8 @@ let scenarios: [Scenario] =
         S5CancelLatency.scenario,
         S6GroupCancel.scenario,
         S7Memory.scenario,
+        T1Timeouts.scenario,
+        R1Retry.scenario,
     ] + FutureScenarios.all
 
 if options.profile != nil {

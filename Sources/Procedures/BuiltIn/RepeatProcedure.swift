@@ -42,9 +42,11 @@ public struct RepeatProcedurePayload<T: Operation>: Sendable {
 /// The iterator and the configure blocks are called one at a time, from the group's own
 /// callbacks, never under a lock.
 open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
-    // @unchecked: `iterator` is only touched from the group's callbacks (`execute()` and
-    // child-finished handling), which never overlap; `progress` is only touched under
-    // `repeatLock`; the `let`s are immutable.
+    // @unchecked: `nextFromIterator` and `randomness` are only touched from the group's
+    // callbacks (`execute()` and child-finished handling), which never overlap; `progress` is
+    // only touched under the procedure's own `lock` (a few stores at a time, no other lock
+    // taken: a lock of its own would cost every repeat two more allocations); the `let`s are
+    // immutable.
 
     /// The most operations the repeat runs, the first included; nil for no limit.
     public let max: Int?
@@ -53,8 +55,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
     /// The clock the waits are measured on.
     public let clock: any ProcedureClock
 
-    private var iterator: AnyIterator<RepeatProcedurePayload<T>>
-    private let repeatLock = Lock()
+    private var nextFromIterator: () -> RepeatProcedurePayload<T>?
     @exclusivity(unchecked) private var progress = Progress()
 
     private struct Progress {
@@ -65,16 +66,12 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
     }
 
     /// Repeats the payloads of `iterator` (each may bring its own wait and configure block).
-    public init<I: IteratorProtocol>(
+    public convenience init<I: IteratorProtocol>(
         max: Int? = nil, wait: WaitStrategy = .immediate, clock: any ProcedureClock = SystemClock.shared,
         payloads iterator: I
     ) where I.Element == RepeatProcedurePayload<T> {
-        self.max = max
-        self.wait = wait
-        self.clock = clock
-        self.iterator = AnyIterator(iterator)
-        super.init()
-        name = "Repeat<\(T.self)>"
+        var payloads = iterator
+        self.init(max: max, wait: wait, clock: clock, next: { payloads.next() })
     }
 
     /// Repeats the operations of `iterator`.
@@ -83,7 +80,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
         iterator: I
     ) where I.Element == T {
         var operations = iterator
-        self.init(max: max, wait: wait, clock: clock, payloads: AnyIterator { operations.next().map { RepeatProcedurePayload(operation: $0) } })
+        self.init(max: max, wait: wait, clock: clock, next: { operations.next().map { RepeatProcedurePayload(operation: $0) } })
     }
 
     /// Repeats the operations `body` makes, until it returns nil (or `max` is reached).
@@ -91,22 +88,35 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
         max: Int? = nil, wait: WaitStrategy = .immediate, clock: any ProcedureClock = SystemClock.shared,
         body: @escaping () -> T?
     ) {
-        self.init(max: max, wait: wait, clock: clock, iterator: AnyIterator(body))
+        self.init(max: max, wait: wait, clock: clock, next: { body().map { RepeatProcedurePayload(operation: $0) } })
+    }
+
+    /// Repeats the payloads `next` returns, until it returns nil (or `max` is reached). The
+    /// designated initializer, for subclasses; the others wrap their iterator in `next`.
+    public init(
+        max: Int? = nil, wait: WaitStrategy = .immediate, clock: any ProcedureClock = SystemClock.shared,
+        next: @escaping () -> RepeatProcedurePayload<T>?
+    ) {
+        self.max = max
+        self.wait = wait
+        self.clock = clock
+        self.nextFromIterator = next
+        super.init()
     }
 
     // MARK: - Progress
 
     /// How many operations have been added so far, the running one included.
-    public final var count: Int { repeatLock.withLock { progress.count } }
+    public final var count: Int { lock.withLock { progress.count } }
     /// The operation added last (running, waiting to run, or finished with the repeat).
-    public final var current: T? { repeatLock.withLock { progress.current } }
+    public final var current: T? { lock.withLock { progress.current } }
     /// The operation added before ``current``.
-    public final var previous: T? { repeatLock.withLock { progress.previous } }
+    public final var previous: T? { lock.withLock { progress.previous } }
 
     /// Adds `block` to what runs on each operation before it is added (after the blocks
     /// already there). Operations added already are not affected.
     public final func appendConfigureBlock(_ block: @escaping @Sendable (T) -> Void) {
-        repeatLock.withLock {
+        lock.withLock {
             guard let existing = progress.configure else {
                 progress.configure = block
                 return
@@ -120,7 +130,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
 
     /// Replaces every configure block with `block`.
     public final func replaceConfigureBlock(_ block: @escaping @Sendable (T) -> Void) {
-        repeatLock.withLock { progress.configure = block }
+        lock.withLock { progress.configure = block }
     }
 
     // MARK: - Running
@@ -136,7 +146,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
     /// the group's callbacks.
     func nextPayload(after operation: T?, errors: [any Error]) -> RepeatProcedurePayload<T>? {
         if let max, count >= max { return nil }
-        return iterator.next()
+        return nextFromIterator()
     }
 
     /// Whether the group keeps the errors of an operation that finished; `continuing` says
@@ -145,7 +155,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
 
     override func handleChildFinished(_ child: Operation, errors: [any Error]) {
         // Only the current operation moves the repeat on; its waits are children too.
-        guard let operation = child as? T, operation === repeatLock.withLock({ progress.current }) else {
+        guard let operation = child as? T, operation === lock.withLock({ progress.current }) else {
             super.handleChildFinished(child, errors: errors)
             return
         }
@@ -164,10 +174,10 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
 
     private func add(_ payload: RepeatProcedurePayload<T>, wait seconds: TimeInterval) {
         let operation = payload.operation
-        let configure = repeatLock.withLock { progress.configure }
+        let configure = lock.withLock { progress.configure }
         configure?(operation)
         payload.configure?(operation)
-        repeatLock.withLock {
+        lock.withLock {
             progress.previous = progress.current
             progress.current = operation
             progress.count += 1

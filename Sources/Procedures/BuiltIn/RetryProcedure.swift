@@ -47,13 +47,12 @@ open class RetryProcedure<T: Procedure>: RepeatProcedure<T>, @unchecked Sendable
 
     /// Retries with the payloads of `iterator`, as `retry` decides (by default: always,
     /// until `max` attempts).
-    public init<I: IteratorProtocol>(
+    public convenience init<I: IteratorProtocol>(
         max: Int? = nil, wait: WaitStrategy = .immediate, clock: any ProcedureClock = SystemClock.shared,
         payloads iterator: I, retry: @escaping Handler = { $1 }
     ) where I.Element == RepeatProcedurePayload<T> {
-        self.retry = retry
-        super.init(max: max, wait: wait, clock: clock, payloads: iterator)
-        name = "Retry<\(T.self)>"
+        var payloads = iterator
+        self.init(max: max, wait: wait, clock: clock, retry: retry, next: { payloads.next() })
     }
 
     /// Retries with the attempts of `iterator`, as `retry` decides.
@@ -63,8 +62,8 @@ open class RetryProcedure<T: Procedure>: RepeatProcedure<T>, @unchecked Sendable
     ) where I.Element == T {
         var attempts = iterator
         self.init(
-            max: max, wait: wait, clock: clock,
-            payloads: AnyIterator { attempts.next().map { RepeatProcedurePayload(operation: $0) } }, retry: retry)
+            max: max, wait: wait, clock: clock, retry: retry,
+            next: { attempts.next().map { RepeatProcedurePayload(operation: $0) } })
     }
 
     /// Makes up to `maxAttempts` attempts with `attempt`, waiting as `wait` says between
@@ -75,8 +74,18 @@ open class RetryProcedure<T: Procedure>: RepeatProcedure<T>, @unchecked Sendable
         retry: @escaping Handler = { $1 }, attempt: @escaping () -> T
     ) {
         self.init(
-            max: Swift.max(0, maxAttempts), wait: wait, clock: clock, iterator: AnyIterator { attempt() },
-            retry: retry)
+            max: Swift.max(0, maxAttempts), wait: wait, clock: clock, retry: retry,
+            next: { RepeatProcedurePayload(operation: attempt()) })
+    }
+
+    /// Retries with the payloads `next` returns (nil: no more), as `retry` decides. The
+    /// designated initializer, for subclasses.
+    public init(
+        max: Int? = nil, wait: WaitStrategy = .immediate, clock: any ProcedureClock = SystemClock.shared,
+        retry: @escaping Handler = { $1 }, next: @escaping () -> RepeatProcedurePayload<T>?
+    ) {
+        self.retry = retry
+        super.init(max: max, wait: wait, clock: clock, next: next)
     }
 
     override func nextPayload(after operation: T?, errors: [any Error]) -> RepeatProcedurePayload<T>? {

@@ -28,15 +28,23 @@ import Foundation
 /// will-execute, so no timer starts). One observer may watch several procedures; each gets
 /// its own deadline.
 public final class TimeoutObserver: ProcedureObserver, @unchecked Sendable {
-    // @unchecked: `timers` is only touched under `lock`; the other properties are immutable.
+    // @unchecked: `timers` is only touched under `lock`, one of a few locks shared by every
+    // timeout observer (a lock of its own would add two allocations to each procedure with a
+    // timeout; critical sections here are a few stores long and take no other lock). The other
+    // properties are immutable.
 
     /// How long the procedure may run: an interval from will-execute, or a date.
     public let delay: DelayProcedure.Delay
     /// The clock the timeout is measured on.
     public let clock: any ProcedureClock
 
-    private let lock = Lock()
     @exclusivity(unchecked) private var timers = Timers.none
+
+    private static let locks = (0..<16).map { _ in Lock() }
+    private var lock: Lock {
+        let address = UInt(bitPattern: ObjectIdentifier(self).hashValue)
+        return Self.locks[Int((address >> 4) & 15)]
+    }
 
     /// The pending timeout of each procedure watched; almost always exactly one.
     private enum Timers {
