@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// One operation for a ``RepeatProcedure`` to run, with what to do before it.
 public struct RepeatProcedurePayload<T: Operation>: Sendable {
@@ -153,10 +154,10 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
     /// whether another operation follows it. The default keeps them all.
     func keepsErrors(continuing: Bool) -> Bool { true }
 
-    override func handleChildFinished(_ child: Operation, errors: [any Error]) {
+    override func handleOperationFinished(_ child: Operation, errors: [any Error]) {
         // Only the current operation moves the repeat on; its waits are children too.
         guard let operation = child as? T, operation === lock.withLock({ progress.current }) else {
-            super.handleChildFinished(child, errors: errors)
+            super.handleOperationFinished(child, errors: errors)
             return
         }
         var continuing = false
@@ -167,7 +168,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
             add(payload, wait: payload.wait ?? wait.interval(forWait: count, using: &randomness))
         }
         // Added before the group counts this child out, so the group does not finish between.
-        super.handleChildFinished(child, errors: keepsErrors(continuing: continuing) ? errors : [])
+        super.handleOperationFinished(child, errors: keepsErrors(continuing: continuing) ? errors : [])
     }
 
     private var randomness = SystemRandomNumberGenerator()

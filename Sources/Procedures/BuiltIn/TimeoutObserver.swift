@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// Cancels a procedure with ``ProcedureError/timedOut(after:)`` if it has not finished in
 /// time.

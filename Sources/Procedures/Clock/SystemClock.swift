@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ProceduresSupport
 
 /// Real time: the clock every wait uses unless told otherwise.
 ///
