@@ -43,7 +43,7 @@ public final class TimeoutObserver: ProcedureObserver, @unchecked Sendable {
 
     private static let locks = (0..<16).map { _ in Lock() }
     private var lock: Lock {
-        let address = UInt(bitPattern: ObjectIdentifier(self).hashValue)
+        let address = UInt(bitPattern: ObjectIdentifier(self))
         return Self.locks[Int((address >> 4) & 15)]
     }
 

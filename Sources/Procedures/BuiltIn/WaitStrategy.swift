@@ -12,9 +12,11 @@ import Foundation
 /// let seconds = backOff.interval(forWait: 3)  // 2 s at most, with full jitter
 /// ```
 ///
-/// Waits are counted from 1 (the wait before the second operation). Every strategy answers
-/// a finite, non-negative number of seconds for any count (a count below 1 counts as 1); a
-/// ``custom(_:)`` answer that is negative or NaN means "do not wait".
+/// Waits are counted from 1 (the wait before the second operation); a count below 1 counts
+/// as 1. Every answer is a non-negative number of seconds: a negative or NaN one (from
+/// ``custom(_:)``, or a negative increment) becomes zero, "do not wait". Only an uncapped
+/// growth (exponential or fibonacci with no `maximum`, far enough along) reaches infinity,
+/// which waits until cancelled.
 public struct WaitStrategy: Sendable {
     /// How an exponential wait is randomised, to spread out clients that failed together.
     public enum Jitter: Sendable, Equatable {

@@ -69,7 +69,8 @@ public final class SystemClock: ProcedureClock, TimerHeapOwner, @unchecked Senda
         guard deadline > 0 else { return DispatchTime(uptimeNanoseconds: 1) }
         // Beyond about 292 years of uptime the nanoseconds overflow: treat it as never.
         guard deadline < 9_000_000_000 else { return .distantFuture }
-        return DispatchTime(uptimeNanoseconds: UInt64(deadline * 1_000_000_000))
+        // Rounded up, so that the timer never fires a hair before the deadline it was armed for.
+        return DispatchTime(uptimeNanoseconds: UInt64((deadline * 1_000_000_000).rounded(.up)))
     }
 
     /// Runs what is due, in deadline order, then re-arms for the next deadline.

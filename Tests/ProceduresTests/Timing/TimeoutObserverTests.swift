@@ -13,7 +13,9 @@ final class TimeoutObserverTests: MisuseRecordingTestCase {
         let slow = TestProcedure(delay: 60, clock: clock)
         slow.addObserver(TimeoutObserver(by: 5, clock: clock))
         ProcedureQueue().addOperation(slow)
-        advance(clock, by: 5)
+        // Both the timeout (at will-execute) and the procedure's own work (in execute()).
+        waitUntilScheduled(on: clock, count: 2)
+        clock.advance(by: 5)
         wait(for: slow)
         assertProcedureCancelled(slow, withErrors: true)
         XCTAssertEqual(timedOutInterval(slow), 5)
