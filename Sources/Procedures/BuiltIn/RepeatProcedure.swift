@@ -67,19 +67,19 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
     }
 
     /// Repeats the payloads of `iterator` (each may bring its own wait and configure block).
-    public convenience init<I: IteratorProtocol>(
+    public convenience init(
         max: Int? = nil, wait: WaitStrategy = .immediate, clock: any ProcedureClock = SystemClock.shared,
-        payloads iterator: I
-    ) where I.Element == RepeatProcedurePayload<T> {
+        payloads iterator: some IteratorProtocol<RepeatProcedurePayload<T>>
+    ) {
         var payloads = iterator
         self.init(max: max, wait: wait, clock: clock, next: { payloads.next() })
     }
 
     /// Repeats the operations of `iterator`.
-    public convenience init<I: IteratorProtocol>(
+    public convenience init(
         max: Int? = nil, wait: WaitStrategy = .immediate, clock: any ProcedureClock = SystemClock.shared,
-        iterator: I
-    ) where I.Element == T {
+        iterator: some IteratorProtocol<T>
+    ) {
         var operations = iterator
         self.init(max: max, wait: wait, clock: clock, next: { operations.next().map { RepeatProcedurePayload(operation: $0) } })
     }

@@ -47,19 +47,19 @@ open class RetryProcedure<T: Procedure>: RepeatProcedure<T>, @unchecked Sendable
 
     /// Retries with the payloads of `iterator`, as `retry` decides (by default: always,
     /// until `max` attempts).
-    public convenience init<I: IteratorProtocol>(
+    public convenience init(
         max: Int? = nil, wait: WaitStrategy = .immediate, clock: any ProcedureClock = SystemClock.shared,
-        payloads iterator: I, retry: @escaping Handler = { $1 }
-    ) where I.Element == RepeatProcedurePayload<T> {
+        payloads iterator: some IteratorProtocol<RepeatProcedurePayload<T>>, retry: @escaping Handler = { $1 }
+    ) {
         var payloads = iterator
         self.init(max: max, wait: wait, clock: clock, retry: retry, next: { payloads.next() })
     }
 
     /// Retries with the attempts of `iterator`, as `retry` decides.
-    public convenience init<I: IteratorProtocol>(
+    public convenience init(
         max: Int? = nil, wait: WaitStrategy = .immediate, clock: any ProcedureClock = SystemClock.shared,
-        iterator: I, retry: @escaping Handler = { $1 }
-    ) where I.Element == T {
+        iterator: some IteratorProtocol<T>, retry: @escaping Handler = { $1 }
+    ) {
         var attempts = iterator
         self.init(
             max: max, wait: wait, clock: clock, retry: retry,
