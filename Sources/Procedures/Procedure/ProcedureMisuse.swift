@@ -39,6 +39,9 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
         case invalidDelay
         /// A manual clock was asked to move backwards; time never does.
         case clockMovedBackwards
+        /// A timeout was added to a procedure that had already started executing (or finished):
+        /// its clock starts at will-execute, so it would never fire.
+        case timeoutAddedAfterStart
     }
 
     /// What went wrong.

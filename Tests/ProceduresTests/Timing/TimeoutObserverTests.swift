@@ -184,3 +184,63 @@ final class TimeoutObserverTests: MisuseRecordingTestCase {
         XCTAssertTrue(procedures.allSatisfy { !$0.isCancelled })
     }
 }
+
+final class TimeoutMisuseTests: MisuseRecordingTestCase {
+    func testTimeoutAddedToARunningProcedureIsReportedAndNotAdded() {
+        let clock = ManualClock()
+        let running = TestProcedure(delay: 5, clock: clock)
+        ProcedureQueue().addOperation(running)
+        waitUntilScheduled(on: clock)  // executing: its own work is on the clock
+        running.timeout(after: 1, clock: clock)
+        XCTAssertEqual(misuse.kinds(about: running), [.timeoutAddedAfterStart])
+        clock.advance(by: 5)
+        wait(for: running)
+        assertProcedureFinished(running)
+    }
+
+    func testTimeoutAddedToAFinishedProcedureIsReported() {
+        let done = TestProcedure()
+        wait(for: done)
+        done.timeout(after: 1)
+        XCTAssertEqual(misuse.kinds(about: done), [.timeoutAddedAfterStart])
+    }
+}
+
+final class SystemClockTests: XCTestCase {
+    func testCallbacksRunInDeadlineOrderAndACancelledOneNever() {
+        let clock = SystemClock.shared
+        let before = clock.pendingCount
+        let ran = LockedBox<[String]>([])
+        let done = XCTestExpectation(description: "three callbacks")
+        done.expectedFulfillmentCount = 3
+        for (name, delay) in [("third", 0.03), ("first", 0.01), ("second", 0.02)] {
+            _ = clock.schedule(after: delay) {
+                ran.mutate { $0.append(name) }
+                done.fulfill()
+            }
+        }
+        let cancelled = clock.schedule(after: 0.015) { ran.mutate { $0.append("cancelled") } }
+        cancelled.cancel()
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(ran.value, ["first", "second", "third"])
+        XCTAssertEqual(clock.pendingCount, before)
+    }
+
+    func testAnEarlierDeadlineRearmsTheSharedTimer() {
+        // A far deadline arms the one timer; a nearer one scheduled later must not wait for it.
+        let far = SystemClock.shared.schedule(after: 3600) {}
+        let near = XCTestExpectation(description: "near callback")
+        let started = Date()
+        _ = SystemClock.shared.schedule(after: 0.01) { near.fulfill() }
+        wait(for: [near], timeout: 10)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+        far.cancel()
+    }
+
+    func testNowIsMonotonicSeconds() {
+        let first = SystemClock.shared.now
+        let second = SystemClock.shared.now
+        XCTAssertGreaterThanOrEqual(second, first)
+        XCTAssertGreaterThan(first, 0)
+    }
+}
