@@ -163,7 +163,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
         var continuing = false
         // Once cancelled, nothing more is added (a child added in a race with the cancel is
         // cancelled by the group, and finishes without running).
-        if !isCancelled, let payload = nextPayload(after: operation, errors: errors) {
+        if !isCancelled, let payload = nextPayload(after: operation, errors: errors), isNew(payload.operation) {
             continuing = true
             add(payload, wait: payload.wait ?? wait.interval(forWait: count, using: &randomness))
         }
@@ -172,6 +172,18 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
     }
 
     private var randomness = SystemRandomNumberGenerator()
+
+    /// A repeat needs a fresh operation each time; one that already ran (the failed attempt
+    /// handed back by a retry handler, say) or sits on a queue ends the repeat, reported.
+    private func isNew(_ operation: T) -> Bool {
+        let reused = operation.isFinished || operation.isExecuting || ((operation as? Procedure)?.isEnqueued ?? false)
+        guard reused else { return true }
+        ProcedureMisuse.report(
+            .addedAfterFinishing,
+            "\(displayName) was given an operation that has already been enqueued or run (\(operation.name ?? "\(type(of: operation))")); each repetition needs a new operation. The repeat stops here, with the last operation's errors.",
+            subject: self)
+        return false
+    }
 
     private func add(_ payload: RepeatProcedurePayload<T>, wait seconds: TimeInterval) {
         let operation = payload.operation

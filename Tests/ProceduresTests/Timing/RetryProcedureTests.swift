@@ -223,3 +223,17 @@ final class RetryProcedureTests: MisuseRecordingTestCase {
         XCTAssertTrue(misuse.all.isEmpty, "\(misuse.all.prefix(3)) seed \(random.seed)")
     }
 }
+
+final class RetryMisuseTests: MisuseRecordingTestCase {
+    func testHandlerReturningTheFailedAttemptAgainIsReportedAndTheRetryEndsWithItsErrors() {
+        let retry = RetryProcedure(maxAttempts: 3, retry: { failure, _ in
+            RepeatProcedurePayload(operation: failure.operation)
+        }) {
+            TestProcedure(error: TestError("once"))
+        }
+        wait(for: retry)
+        assertProcedureFinishedWithErrors(retry, count: 1)
+        XCTAssertEqual(retry.count, 1)
+        XCTAssertEqual(misuse.kinds(about: retry), [.addedAfterFinishing])
+    }
+}
