@@ -168,4 +168,15 @@ final class RepeatProcedureTests: MisuseRecordingTestCase {
         XCTAssertEqual(log.value, [1, 2, 3])
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.04)
     }
+
+    func testLongRepeatRunsEveryOperation() {
+        // Each operation is added as the previous one finishes: a long repeat must neither
+        // grow the stack nor slow down as its list of children grows.
+        let total = stressIterations(20_000)
+        let ran = LockedBox(0)
+        let repeated = RepeatProcedure(max: total) { BlockProcedure { ran.mutate { $0 += 1 } } }
+        wait(for: repeated, timeout: 120)
+        assertProcedureFinished(repeated)
+        XCTAssertEqual(ran.value, total)
+    }
 }
