@@ -20,8 +20,10 @@ enum ProcedurePhase: UInt8, Comparable {
     static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// Cancellation moves from `none` to `requested` (decided, will-cancel hooks not yet run) to
-/// `cancelled` (the flag callers see).
+/// Cancellation moves from `none` to `requested` (accepted: `isCancelled` is true from here;
+/// the will-cancel hooks have not run yet) to `cancelled` (the cancel event was handled: the
+/// procedure's own machinery, readiness and start, treats it as cancelled from here, so that
+/// the cancel hooks always run before a cancelled procedure skips `execute()` or finishes).
 enum CancellationPhase: UInt8 {
     case none, requested, cancelled
 }
@@ -32,6 +34,9 @@ enum ReadyAction {
     case enqueue(ProcedureQueue)
     /// `start()` was already called (by hand, or by a plain `OperationQueue`): run it.
     case start
+    /// Dependencies finished but conditions or exclusivity still hold it back: check them
+    /// (see `ConditionGate`). Returned by `becomeReadyIfPossible`, never stored.
+    case checkConditions
 }
 
 /// All mutable state of a procedure, guarded by the procedure's lock.
@@ -69,6 +74,10 @@ struct ProcedureState {
     /// The output future, derived from the completion future; held weakly so that, once no
     /// one uses it, it stops counting as a consumer.
     weak var outputFuture: AnyObject?
+    /// The procedure's conditions and exclusivity categories, if it has any.
+    var gate: ConditionGate?
+    /// Where the gate is; `.open` for a procedure without conditions.
+    var gateStage = GateStage.open
 
     var hasBegunFinishing: Bool { finishErrors != nil || phase >= .finishing }
 
@@ -104,6 +113,12 @@ struct ProcedureState {
             unfinishedDependencies == 0 || cancellation == .cancelled,
             let action = readyAction
         else { return nil }
+        // A cancelled procedure skips its conditions: it will not execute anyway.
+        if gateStage != .open && cancellation != .cancelled {
+            guard gateStage == .closed else { return nil }
+            gateStage = .checking
+            return .checkConditions
+        }
         phase = .ready
         readyAction = nil
         return action
