@@ -23,7 +23,7 @@ integrations-test:
 	cd Integrations && $(SWIFT) build --build-tests && $(SWIFT) test --disable-swift-testing
 
 demo:
-	$(SWIFT) run procedures-demo
+	$(SWIFT) run steps
 
 bench:
 	cd Benchmarks && $(SWIFT) run -c release procedures-benchmarks
