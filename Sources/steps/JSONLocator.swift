@@ -134,12 +134,18 @@ struct JSONLocator {
         index += 1  // {
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") { index += 1; return }
+        var keys: Set<String> = []
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw error("unexpected \(describeCurrent()), expected a field name in double quotes")
             }
+            let keyStart = index
             let key = try string()
+            // The decoder would silently keep one of the two values.
+            guard keys.insert(key).inserted else {
+                throw SyntaxError(message: "the field \"\(key)\" appears twice in the same object", position: position(at: keyStart))
+            }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
                 throw error("unexpected \(describeCurrent()), expected ':' after the field name \"\(key)\"")
@@ -184,7 +190,7 @@ struct JSONLocator {
 
     /// Scans a string and returns its raw contents (escapes left as written: only keys use it).
     private mutating func string() throws(SyntaxError) -> String {
-        let start = current
+        let start = index  // an offset: positions are computed only for an error
         index += 1  // opening quote
         let contentStart = index
         while index < bytes.count {
@@ -220,7 +226,7 @@ struct JSONLocator {
                 index += 1
             }
         }
-        throw SyntaxError(message: "unterminated string", position: start)
+        throw SyntaxError(message: "unterminated string", position: position(at: start))
     }
 
     private func isHexDigit(_ byte: UInt8) -> Bool {

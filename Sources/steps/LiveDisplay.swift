@@ -34,10 +34,11 @@ final class LiveDisplay: Display, @unchecked Sendable {
         }
     }
 
-    private var width: Int {
+    /// The terminal's columns and rows (80 x 24 if it cannot say).
+    private var size: (columns: Int, rows: Int) {
         var size = winsize()
-        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 10 { return Int(size.ws_col) }
-        return 80
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 10, size.ws_row > 3 else { return (80, 24) }
+        return (Int(size.ws_col), Int(size.ws_row))
     }
 
     /// Moves to the top of the block, prints `lines` there (they stay), then draws the block anew.
@@ -45,19 +46,23 @@ final class LiveDisplay: Display, @unchecked Sendable {
     private func redraw(printingAbove lines: [String]) {
         var text = drawnLines > 0 ? "\r\u{1B}[\(drawnLines)A\u{1B}[J" : "\r\u{1B}[J"
         for line in lines { text += line + "\n" }
-        let columns = width
+        let (columns, rows) = size
         var block: [String] = []
         if !stopped {
             let elapsed = Date().timeIntervalSince(startTime)
             block.append(clip("\u{1B}[2m\(finishedCount)/\(total) done, \(running.count) running, \(formatDuration(elapsed))\u{1B}[0m", visible: "\(finishedCount)/\(total) done, \(running.count) running, \(formatDuration(elapsed))", columns))
             let spin = Self.spinner[frame % Self.spinner.count]
-            for id in order {
+            // The block must fit on the screen, or moving up to its top would fall short.
+            let room = max(1, rows - 3)
+            let shown = order.count > room ? order.prefix(room - 1) : order[...]
+            for id in shown {
                 guard let record = running[id] else { continue }
                 let snapshot = record.snapshot
                 let tries = snapshot.attempt > 1 ? "  (try \(snapshot.attempt) of \(record.step.attempts))" : ""
                 let plain = "\(spin) \(record.step.name)  \(formatDuration(snapshot.duration ?? 0))\(tries)"
                 block.append(clip("\u{1B}[36m\(spin)\u{1B}[0m \(record.step.name)  \(formatDuration(snapshot.duration ?? 0))\(tries)", visible: plain, columns))
             }
+            if shown.count < order.count { block.append("  … and \(order.count - shown.count) more running") }
         }
         for line in block { text += line + "\n" }
         drawnLines = block.count

@@ -33,8 +33,8 @@ struct Options {
           -h, --help          show this help
 
         Exit status: 0 every step succeeded (or was skipped), 1 a step failed, 2 bad arguments or
-        pipeline file, 124 --timeout expired, 130 interrupted (Ctrl-C) — each after every child
-        process has been stopped.
+        pipeline file, 124 --timeout expired, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM) — each after
+        every child process has been stopped.
         """
 
     struct UsageError: Error, CustomStringConvertible {

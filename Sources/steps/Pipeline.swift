@@ -22,6 +22,14 @@ struct Step: Sendable {
         case shell(String)
         /// Run directly: the first element is the program (looked up in `PATH`), the rest its arguments.
         case argv([String])
+
+        /// The program the command runs (the shell for `run`).
+        var program: String {
+            switch self {
+            case .shell: return "/bin/sh"
+            case .argv(let words): return words[0]
+            }
+        }
     }
 
     /// How a failed step is tried again.
@@ -32,12 +40,6 @@ struct Step: Sendable {
         var backoff: Double
         /// The longest wait between two tries.
         var maxBackoff: Double
-
-        /// The wait before try number `attempt` (2 or more).
-        func wait(before attempt: Int) -> Double {
-            guard attempt >= 2, backoff > 0 else { return 0 }
-            return min(maxBackoff, backoff * pow(2, Double(min(attempt - 2, 60))))
-        }
     }
 
     /// What must hold for the step to run; otherwise it is skipped (and counts as done for

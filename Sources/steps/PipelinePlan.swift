@@ -48,26 +48,6 @@ struct PipelinePlan {
         }
         return text
     }
-
-    /// The dependency graph in Graphviz DOT: an arrow from each step to the steps that need it.
-    static func dot(_ pipeline: Pipeline) -> String {
-        func quoted(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
-        var text = "digraph pipeline {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n"
-        for step in pipeline.steps {
-            var label = step.name
-            if !step.exclusive.isEmpty { label += "\\n[" + step.exclusive.joined(separator: ", ") + "]" }
-            var attributes = ["label=\(quoted(label))"]
-            if !step.when.isEmpty { attributes.append("style=\"rounded,dashed\"") }
-            text += "  \(quoted(step.name)) [\(attributes.joined(separator: ", "))];\n"
-        }
-        for step in pipeline.steps {
-            for need in step.needs { text += "  \(quoted(need)) -> \(quoted(step.name));\n" }
-            for case .output(let source, _) in step.when where !step.needs.contains(source) {
-                text += "  \(quoted(source)) -> \(quoted(step.name)) [style=dotted];\n"
-            }
-        }
-        return text + "}\n"
-    }
 }
 
 extension Step.Condition {

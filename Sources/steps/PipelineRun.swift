@@ -5,7 +5,7 @@ import Procedures
 /// the summary and exit status once every step has finished.
 final class PipelineRun: @unchecked Sendable {
     // @unchecked: `stopReason` and `sources` are guarded by `lock`; the rest is immutable after init.
-    enum StopReason { case interrupted, timedOut }
+    enum StopReason { case interrupted, terminated, timedOut }
 
     let context: RunContext
     let jobs: Int
@@ -18,6 +18,8 @@ final class PipelineRun: @unchecked Sendable {
     private var stopReason: StopReason?
     private var sources: [any DispatchSourceProtocol] = []
     private let started = Date()
+    /// Records the run for `--trace`.
+    private let profiler: ProcedureProfiler?
 
     init(context: RunContext, jobs: Int, timeout: Double?, tracePath: String?) {
         self.context = context
@@ -32,7 +34,12 @@ final class PipelineRun: @unchecked Sendable {
         everything = GroupProcedure(operations: steps)
         everything.name = "pipeline"
         everything.maxConcurrentOperationCount = jobs
+        profiler = tracePath == nil ? nil : ProcedureProfiler()
+        profiler?.attach(to: everything)
     }
+
+    /// The dependency graph of the steps, in DOT (before the run: the steps alone).
+    var dependencyGraph: DependencyGraph { DependencyGraph(steps) }
 
     /// Starts the run; `completion` gets the exit status once every step (and every child
     /// process) has finished.
@@ -47,11 +54,11 @@ final class PipelineRun: @unchecked Sendable {
 
     private func installStopSources() {
         var installed: [any DispatchSourceProtocol] = []
-        for signalNumber in [SIGINT, SIGTERM] {
+        for (signalNumber, reason) in [(SIGINT, StopReason.interrupted), (SIGTERM, .terminated)] {
             // Ignored as a signal, seen as an event: the handler runs on a queue, not in a signal context.
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { [self] in stop(.interrupted) }
+            source.setEventHandler { [self] in stop(reason) }
             source.resume()
             installed.append(source)
         }
@@ -74,9 +81,11 @@ final class PipelineRun: @unchecked Sendable {
             return true
         }
         guard first else { return }
+        context.isStopping = true
         let running = steps.filter { $0.isExecuting && $0.record.snapshot.started != nil && $0.record.outcome == nil }.count
         switch reason {
         case .interrupted: context.display.note("Interrupted: stopping \(running) running step(s)…")
+        case .terminated: context.display.note("Terminated (SIGTERM): stopping \(running) running step(s)…")
         case .timedOut: context.display.note("Timed out after \(timeout?.formatted ?? "?")s: stopping \(running) running step(s)…")
         }
         everything.cancel()
@@ -89,17 +98,19 @@ final class PipelineRun: @unchecked Sendable {
         }
         let records = context.pipeline.steps.map { context.records[$0.name]! }
         for record in records where record.outcome == nil { record.finish(.stopped) }
-        if let tracePath {
+        if let tracePath, let profiler {
+            profiler.detach()
             do {
-                try InterimTrace.write(records, started: started, to: tracePath)
+                try profiler.writeChromeTrace(to: URL(fileURLWithPath: tracePath))
             } catch {
-                context.display.note("cannot write the trace to \(tracePath): \((error as NSError).localizedDescription)")
+                context.display.note("\(error)")
             }
         }
         let elapsed = Date().timeIntervalSince(started)
         context.display.runFinished(summary: Summary.render(records, elapsed: elapsed, logDirectory: context.logDirectory.path, stop: reason))
         switch reason {
         case .interrupted?: return 130
+        case .terminated?: return 143
         case .timedOut?: return 124
         case nil: return records.contains { $0.outcome?.failsPipeline ?? false } ? 1 : 0
         }

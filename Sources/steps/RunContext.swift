@@ -1,7 +1,8 @@
 import Foundation
 
 /// What every step of one run shares.
-final class RunContext: Sendable {
+final class RunContext: @unchecked Sendable {
+    // @unchecked: `stopping` is guarded by `lock`; everything else is immutable.
     let pipeline: Pipeline
     let logDirectory: URL
     let display: any Display
@@ -9,7 +10,15 @@ final class RunContext: Sendable {
     let records: [String: StepRecord]
     /// The environment every step starts from: this process's, then the pipeline's `env`.
     let baseEnvironment: [String: String]
-    let exclusivity = InterimExclusivity()
+
+    private let lock = NSLock()
+    private var stopping = false
+
+    /// Whether the run is being stopped (Ctrl-C, `--timeout`): what is cancelled from now on was stopped, not failed.
+    var isStopping: Bool {
+        get { lock.withLock { stopping } }
+        set { lock.withLock { stopping = newValue } }
+    }
 
     init(pipeline: Pipeline, logDirectory: URL, display: any Display) {
         self.pipeline = pipeline

@@ -1,8 +1,19 @@
 import Foundation
 import Procedures
 
-/// One step of the pipeline: a group whose children are the step's tries (a process each)
-/// and the waits between them. It reports what it does to the run's display.
+/// One step of the pipeline, as procedures:
+///
+/// - the step is a `GroupProcedure` that depends on the steps it needs, with a
+///   `NoFailedDependenciesCondition` (a step it needs that failed or was skipped because of a
+///   failure cancels it: it is skipped) and a `MutuallyExclusive(category:)` per category;
+/// - its one child is a `RetryProcedure` of processes (one per try, each with a
+///   `TimeoutObserver`), waiting between tries as the step's back-off says (INTERIM: the
+///   processes are `InterimProcessProcedure`s until the library's `ProcessProcedure` lands);
+/// - the step's `when` is a `BlockCondition` on that child, which it ignores (cancels without an
+///   error) when the condition does not hold: the step finishes without errors, so the steps
+///   that need it still run.
+///
+/// It reports what happens to the run's display, and keeps every try's output in its log.
 final class StepProcedure: GroupProcedure, @unchecked Sendable {
     // @unchecked: `progress` is guarded by `progressLock`; `step`, `record` and `context` are immutable.
     let step: Step
@@ -15,7 +26,6 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         var succeeded = false
         var skipReason: String?
         var log: FileHandle?
-        var exclusivity: InterimExclusivityWait?
     }
     private var progress = Progress()
 
@@ -25,89 +35,110 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         record = context.records[step.name]!
         super.init()
         name = step.name
+        if !step.dependencies.isEmpty {
+            // A need that failed fails this condition; one that was cancelled (skipped after a
+            // failure, or stopped) makes it cancel this step silently.
+            addCondition(NoFailedDependenciesCondition(ignoreCancellations: true))
+        }
+        for category in step.exclusive { addCondition(MutuallyExclusive(category: category)) }
         // Will-finish: the outcome must be recorded before the steps that need this one are released.
         addWillFinishBlockObserver { step, _ in step.report() }
     }
 
     private var environment: [String: String] { context.baseEnvironment.merging(step.environment) { $1 } }
 
+    /// The tries are added only now, so that a graph drawn before the run shows the steps alone.
     override func execute() {
-        if let reason = skipReason() {
-            progressLock.withLock { progress.skipReason = reason }
-            super.execute()  // no children: the group finishes at once
-            return
-        }
-        let log: FileHandle
+        let url = context.logURL(for: step.name)
         do {
-            let url = context.logURL(for: step.name)
             _ = FileManager.default.createFile(atPath: url.path, contents: nil)
-            log = try FileHandle(forWritingTo: url)
+            let log = try FileHandle(forWritingTo: url)
+            progressLock.withLock { progress.log = log }
+            addChild(makeTries(log: log))
         } catch {
             progressLock.withLock { progress.lastFailure = "cannot write its log: \((error as NSError).localizedDescription)" }
-            super.execute()
-            return
         }
-        var first: [Operation] = []
-        let wait = step.exclusive.isEmpty ? nil : InterimExclusivityWait(categories: Set(step.exclusive), registry: context.exclusivity)
-        progressLock.withLock {
-            progress.log = log
-            progress.exclusivity = wait
-        }
-        let attempt = makeAttempt(1, log: log)
-        if let wait {
-            attempt.addDependency(wait)
-            first.append(wait)
-        }
-        first.append(attempt)
-        addChildren(first)
         super.execute()
     }
 
-    /// Why the step does not run (a step it needs did not succeed, or its condition does not hold), or nil.
-    private func skipReason() -> String? {
-        for name in step.dependencies {
-            guard let outcome = context.records[name]?.outcome else { continue }
-            if !outcome.letsDependentsRun {
-                return StepOutcome.dependencyFailedPrefix + "'\(name)', which " + (outcome == .stopped ? "was stopped" : outcome.word == "skipped" ? "was skipped" : "failed")
-            }
+    private func makeTries(log: FileHandle) -> RetryProcedure<InterimProcessProcedure> {
+        let retry = step.retry ?? Step.Retry(attempts: 1, backoff: 0, maxBackoff: 0)
+        let wait: WaitStrategy = retry.backoff > 0
+            ? .exponential(initial: retry.backoff, multiplier: 2, maximum: retry.maxBackoff) : .immediate
+        var number = 0
+        let tries = RetryProcedure<InterimProcessProcedure>(
+            maxAttempts: retry.attempts, wait: wait,
+            retry: { [weak self] failure, suggested in
+                if let self {
+                    let reason = self.describe(failure.errors)
+                    self.context.display.stepWillRetry(
+                        self.record, failedAttempt: failure.count, reason: reason, wait: wait.interval(forWait: failure.count))
+                }
+                return suggested
+            },
+            // Unowned: the tries only make an attempt while they run, as this group's child,
+            // and a running group is held by its queue.
+            attempt: { [unowned self] in
+                number += 1
+                return makeAttempt(number, log: log)
+            })
+        tries.name = "\(step.name) tries"
+        if !step.when.isEmpty {
+            tries.addCondition(BlockCondition(evaluate: { [weak self] _, completion in
+                guard let self else { return completion(.ignored) }
+                let environment = self.environment
+                for condition in self.step.when {
+                    if let reason = condition.evaluate(in: self.context, environment: environment) {
+                        self.progressLock.withLock { self.progress.skipReason = reason }
+                        return completion(.ignored)
+                    }
+                }
+                completion(.satisfied)
+            }))
         }
-        let environment = self.environment
-        for condition in step.when {
-            if let reason = condition.evaluate(in: context, environment: environment) { return reason }
-        }
-        return nil
+        return tries
     }
 
     private func makeAttempt(_ number: Int, log: FileHandle) -> InterimProcessProcedure {
-        let (executable, arguments) = resolveCommand()
+        let directory = step.workingDirectory.map(context.resolve) ?? context.pipeline.directory
+        let environment = self.environment
+        let (executable, arguments): (URL, [String])
+        switch step.command {
+        case .shell(let command):
+            (executable, arguments) = (URL(fileURLWithPath: "/bin/sh"), ["-c", command])
+        case .argv(let words):
+            (executable, arguments) = (Self.lookUp(words[0], path: environment["PATH"]), Array(words.dropFirst()))
+        }
         let attempt = InterimProcessProcedure(
-            executable: executable, arguments: arguments, environment: environment,
-            workingDirectory: step.workingDirectory.map(context.resolve) ?? context.pipeline.directory, output: log)
-        if case .argv(let words) = step.command, !words[0].contains("/") { attempt.name = words[0] }
-        attempt.addWillExecuteBlockObserver { [self] attempt in
+            executable: executable, arguments: arguments, environment: environment, workingDirectory: directory,
+            output: log, programName: step.command.program)
+        attempt.name = "\(step.name) · try \(number)"
+        if let timeout = step.timeout { attempt.addObserver(TimeoutObserver(by: timeout)) }
+        attempt.addWillExecuteBlockObserver { [self] _ in
             progressLock.withLock { progress.attempt = number }
             if number > 1 { log.write(Data(StepLog.marker(attempt: number, of: step.attempts).utf8)) }
             record.attemptStarted(number)
             context.display.stepStarted(record, attempt: number)
-            if let timeout = step.timeout {
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak attempt] in
-                    attempt?.cancel(withError: ProgramFailure.timedOut(after: timeout))
+        }
+        attempt.addDidFinishBlockObserver { [self] attempt, errors in
+            progressLock.withLock {
+                if errors.isEmpty && !attempt.isCancelled {
+                    progress.succeeded = true
+                } else {
+                    progress.lastFailure = describe(errors)
                 }
             }
-        }
-        attempt.addDidFinishBlockObserver { [self] _, errors in
-            if errors.isEmpty { progressLock.withLock { progress.succeeded = true } }
         }
         return attempt
     }
 
-    private func resolveCommand() -> (URL, [String]) {
-        switch step.command {
-        case .shell(let command):
-            return (URL(fileURLWithPath: "/bin/sh"), ["-c", command])
-        case .argv(let words):
-            return (Self.lookUp(words[0], path: environment["PATH"]), Array(words.dropFirst()))
+    /// One short reason for a failed try.
+    private func describe(_ errors: [any Error]) -> String {
+        for error in errors {
+            if case ProcedureError.timedOut(let interval) = error { return "timed out after \(interval.formatted)s" }
         }
+        if let failure = errors.lazy.compactMap({ $0 as? ProgramFailure }).first { return failure.description }
+        return errors.first.map { "\($0)" } ?? "stopped"
     }
 
     /// A program named without a slash is looked up in `PATH`, as a shell would.
@@ -121,42 +152,22 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
     }
 
     override func transformChildErrors(_ errors: [any Error], from child: Procedure) -> [any Error] {
-        guard child is InterimProcessProcedure else { return errors }
-        let failures = errors.compactMap { $0 as? ProgramFailure }
-        let reason = (failures.first { if case .timedOut = $0 { true } else { false } } ?? failures.first)?.description
-            ?? errors.first.map { "\($0)" } ?? "failed"
-        let (attempt, log) = progressLock.withLock { () -> (Int, FileHandle?) in
-            progress.lastFailure = reason
-            return (progress.attempt, progress.log)
-        }
-        if attempt < step.attempts, !isCancelled, let log {
-            let wait = step.retry?.wait(before: attempt + 1) ?? 0
-            context.display.stepWillRetry(record, failedAttempt: attempt, reason: reason, wait: wait)
-            let next = makeAttempt(attempt + 1, log: log)
-            if wait > 0 {
-                let pause = DelayProcedure(by: wait)
-                next.addDependency(pause)
-                addChildren([pause, next])
-            } else {
-                addChild(next)
-            }
-            return []
-        }
-        return step.continueOnError ? [] : errors
+        step.continueOnError ? [] : errors
     }
 
-    /// Once finished: the outcome, to the record and the display; the exclusivity released.
+    /// Once finishing: the outcome, to the record and the display.
     private func report() {
         let progress = progressLock.withLock { self.progress }
-        if let wait = progress.exclusivity, wait.isGranted { context.exclusivity.release(wait.categories) }
         try? progress.log?.close()
         let outcome: StepOutcome
         if let reason = progress.skipReason {
             outcome = .skipped(reason: reason)
         } else if progress.succeeded {
             outcome = .succeeded
-        } else if isCancelled && (progress.lastFailure == nil || progress.attempt < step.attempts) {
+        } else if isCancelled && context.isStopping {
             outcome = .stopped
+        } else if progress.attempt == 0, let reason = failedNeed() {
+            outcome = .skipped(reason: reason)
         } else {
             outcome = .failed(reason: progress.lastFailure ?? "failed", ignored: step.continueOnError)
         }
@@ -164,5 +175,16 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         let failed: Bool = if case .failed = outcome { true } else { false }
         let logURL = context.logURL(for: step.name)
         context.display.stepFinished(record, outcome: outcome, logTail: failed ? StepLog.tail(at: logURL) : [], logPath: logURL.path)
+    }
+
+    /// Why the step was not run, if a step it needs failed or was skipped because of a failure.
+    private func failedNeed() -> String? {
+        for name in step.dependencies {
+            guard let outcome = context.records[name]?.outcome, !outcome.letsDependentsRun else { continue }
+            if outcome == .stopped { return nil }  // the run was stopped: this step is stopped too
+            let what = if case .skipped = outcome { "was skipped" } else { "failed" }
+            return StepOutcome.dependencyFailedPrefix + "'\(name)', which \(what)"
+        }
+        return nil
     }
 }

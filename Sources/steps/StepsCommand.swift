@@ -32,31 +32,31 @@ enum StepsCommand {
         }
 
         let jobs = options.jobs ?? pipeline.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        let logDirectory = URL(fileURLWithPath: options.logDirectory ?? pipeline.directory.appendingPathComponent(".steps/logs").path)
+        let live = !options.dryRun && !options.plain && isatty(STDOUT_FILENO) == 1
+            && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+        let display: any Display = live ? LiveDisplay(total: pipeline.steps.count) : PlainDisplay()
+        let context = RunContext(pipeline: pipeline, logDirectory: logDirectory, display: display)
+        let run = PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath)
+
         if let graphPath = options.graphPath {
             do {
-                try Data(PipelinePlan.dot(pipeline).utf8).write(to: URL(fileURLWithPath: graphPath))
+                try run.dependencyGraph.write(to: URL(fileURLWithPath: graphPath))
             } catch {
-                fail("cannot write the graph to \(graphPath): \((error as NSError).localizedDescription)")
+                fail("cannot write the graph to \(graphPath): \((error as? TraceFileError)?.reason ?? "\(error)")")
             }
         }
         if options.dryRun {
             Output.write(PipelinePlan(pipeline).render(jobs: jobs))
             exit(0)
         }
-
-        let logDirectory = URL(fileURLWithPath: options.logDirectory ?? pipeline.directory.appendingPathComponent(".steps/logs").path)
         do {
             try FileManager.default.createDirectory(at: logDirectory, withIntermediateDirectories: true)
         } catch {
             fail("cannot create the log directory \(logDirectory.path): \((error as NSError).localizedDescription)")
         }
-
-        let live = !options.plain && isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
-        let display: any Display = live ? LiveDisplay(total: pipeline.steps.count) : PlainDisplay()
-        let context = RunContext(pipeline: pipeline, logDirectory: logDirectory, display: display)
         let source = bundled ? "the bundled example pipeline" : options.pipelinePath!
         display.runStarted("Running \(pipeline.steps.count) step\(pipeline.steps.count == 1 ? "" : "s") of \(source), \(jobs) at a time")
-        let run = PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath)
         run.start { status in exit(status) }
         dispatchMain()
     }

@@ -20,6 +20,7 @@ enum Summary {
         var verdict: String
         switch stop {
         case .interrupted?: verdict = "Interrupted"
+        case .terminated?: verdict = "Terminated"
         case .timedOut?: verdict = "Timed out"
         case nil: verdict = records.contains { $0.outcome?.failsPipeline ?? false } ? "Failed" : "Succeeded"
         }

@@ -34,6 +34,8 @@ final class PipelineFileErrorTests: StepsTestCase {
         XCTAssertEqual(try problems("{ \"steps\": [ { \"name\": \"é\", \"run\": nul } ] }"),
             ["pipeline.json:1:36: JSON syntax error: unexpected 'n', expected a value (strings need double quotes)"], "columns count characters, not bytes")
         XCTAssertEqual(try problems(""), ["pipeline.json:1:1: JSON syntax error: the file is empty"])
+        XCTAssertEqual(try problems("{ \"steps\": [ { \"name\": \"a\", \"run\": \"x\", \"run\": \"y\" } ] }"),
+            ["pipeline.json:1:41: JSON syntax error: the field \"run\" appears twice in the same object"])
     }
 
     func testSchemaErrorsNameTheStepAndTheField() throws {

@@ -40,7 +40,6 @@ final class StoppingTests: StepsTestCase {
                 {
                     usleep(10_000)
                 }
-                usleep(50_000)  // the shells have written their pid; let them reach `wait`
                 interruptTime.append(Data(String(Date().timeIntervalSince1970).utf8))
                 kill(process.processIdentifier, SIGINT)
             }
@@ -69,6 +68,25 @@ final class StoppingTests: StepsTestCase {
         for pid in recordedPids { XCTAssertFalse(Self.isAlive(pid), "process \(pid) outlived steps") }
         XCTAssertTrue(result.output.contains("Timed out after 1s: stopping 3 running step(s)"), result.output)
         XCTAssertTrue(result.output.contains("Timed out in"), result.output)
+    }
+
+    func testSIGTERMStopsEverythingAndExits143() throws {
+        try writeLongPipeline()
+        let signalled = OnceFlag()
+        let directory = self.directory!
+        let result = try run(["pipeline.json", "--jobs", "3"]) { _, process in
+            guard signalled.setOnce() else { return }
+            Thread.detachNewThread {
+                let deadline = Date().addingTimeInterval(20)
+                while Date() < deadline, !FileManager.default.fileExists(atPath: directory.appendingPathComponent("c.child").path) {
+                    usleep(10_000)
+                }
+                kill(process.processIdentifier, SIGTERM)
+            }
+        }
+        XCTAssertEqual(result.status, 143, result.output + result.errors)
+        for pid in recordedPids { XCTAssertFalse(Self.isAlive(pid), "process \(pid) outlived steps") }
+        XCTAssertTrue(result.output.contains("Terminated in"), result.output)
     }
 
     func testAChildIgnoringSIGTERMIsKilledAfterTheGracePeriod() throws {

@@ -31,17 +31,23 @@ final class InterimProcessProcedure: Procedure, @unchecked Sendable {
     let workingDirectory: URL
     let output: FileHandle
     let grace: Double
+    /// The program as the step names it, for "no such program".
+    let programName: String
     private let lock = NSLock()
     private var process: Process?
     private var stopRequested = false
 
-    init(executable: URL, arguments: [String], environment: [String: String], workingDirectory: URL, output: FileHandle, grace: Double = 2) {
+    init(
+        executable: URL, arguments: [String], environment: [String: String], workingDirectory: URL, output: FileHandle,
+        programName: String, grace: Double = 2
+    ) {
         self.executable = executable
         self.arguments = arguments
         self.environment = environment
         self.workingDirectory = workingDirectory
         self.output = output
         self.grace = grace
+        self.programName = programName
         super.init()
     }
 
@@ -81,7 +87,7 @@ final class InterimProcessProcedure: Procedure, @unchecked Sendable {
     }
 
     private func describe(_ error: any Error) -> String {
-        if !FileManager.default.fileExists(atPath: executable.path) { return "no such program: \(name ?? executable.path)" }
+        if !FileManager.default.fileExists(atPath: executable.path) { return "no such program: \(programName)" }
         return (error as NSError).localizedDescription
     }
 
