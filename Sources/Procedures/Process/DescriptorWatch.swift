@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Foundation
+import ProceduresSupport
 
 /// Calls `handler` on `queue` when a descriptor becomes readable (data, end of file, or — for a
 /// pidfd — the process's exit), once per ``rearm()``.
