@@ -15,6 +15,8 @@ let scenarios: [Scenario] =
         S5CancelLatency.scenario,
         S6GroupCancel.scenario,
         S7Memory.scenario,
+        P1Processes.scenario,
+        N1Requests.scenario,
     ] + FutureScenarios.all
 
 if options.profile != nil {
