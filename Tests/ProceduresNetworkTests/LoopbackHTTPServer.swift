@@ -11,6 +11,7 @@ import Darwin
 ///
 /// Routes:
 /// - `GET /bytes/N` — 200 with N bytes.
+/// - `GET /lines/N` — 200 with N lines of text.
 /// - `GET /status/CODE?retry-after=S` — that status, with `Retry-After: S` if asked.
 /// - `GET /delay/MS` — 200 after MS milliseconds (gives up early if the client goes away).
 /// - `GET /hang` — never answers (until the client goes away or the server stops).
@@ -103,6 +104,9 @@ final class LoopbackHTTPServer: @unchecked Sendable {
         switch (request.method, parts.first ?? "") {
         case ("GET", "bytes"):
             respond(fd, status: 200, body: Data(repeating: UInt8(ascii: "x"), count: Int(parts.last ?? "") ?? 0))
+        case ("GET", "lines"):
+            let lines = (0..<(Int(parts.last ?? "") ?? 0)).map { "line \($0)\n" }.joined()
+            respond(fd, status: 200, body: Data(lines.utf8))
         case ("GET", "status"):
             let code = Int(parts.last ?? "") ?? 500
             respond(fd, status: code, headers: query["retry-after"].map { ["Retry-After": $0] } ?? [:], body: Data("status \(code)".utf8))
