@@ -21,13 +21,17 @@ import Procedures
 public final class NetworkDataProcedure: ResultProcedure<HTTPPayloadResponse<Data>>, InputProcedure,
     @unchecked Sendable
 {
-    // @unchecked: `input` is written before execute() only (callbacks never overlap); the
-    // runner has its own lock; `session` is immutable.
+    // @unchecked: `input` and `acceptableStatusCodes` are written before execute() only
+    // (callbacks never overlap); the runner has its own lock; `session` is immutable.
 
     /// The session that runs the request.
     public let session: any NetworkSession
     /// The request; set it, or inject it.
     public var input: URLRequest?
+    /// The status codes that count as success; any other fails the procedure with
+    /// ``NetworkError/unacceptableStatus(_:url:body:retryAfter:)``. Nil (the default) accepts
+    /// every status. Set it before the procedure executes (``NetworkProcedure`` does).
+    public var acceptableStatusCodes: Set<Int>?
     private let runner = NetworkTaskRunner()
 
     /// Fetches `request` (or, if nil, the request injected later) with `session`.
@@ -55,7 +59,10 @@ public final class NetworkDataProcedure: ResultProcedure<HTTPPayloadResponse<Dat
                 // The only place that finishes a started request, so a cancel racing the
                 // answer cannot make two finishes: cancelled, it ends with the cancel errors.
                 guard !isCancelled else { return finish() }
-                switch NetworkTaskRunner.outcome(url: url, payload: data ?? Data(), response: response, error: error) {
+                switch NetworkTaskRunner.outcome(
+                    url: url, payload: data ?? Data(), response: response, error: error,
+                    acceptableStatusCodes: acceptableStatusCodes, body: data)
+                {
                 case .success(let value): finish(withOutput: value)
                 case .failure(let error): finish(withError: error)
                 }

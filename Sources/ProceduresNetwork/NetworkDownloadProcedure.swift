@@ -21,6 +21,10 @@ public final class NetworkDownloadProcedure: ResultProcedure<HTTPPayloadResponse
     public let destination: URL?
     /// The request; set it, or inject it.
     public var input: URLRequest?
+    /// The status codes that count as success; any other fails the procedure with
+    /// ``NetworkError/unacceptableStatus(_:url:body:retryAfter:)``. Nil (the default) accepts
+    /// every status. Set it before the procedure executes (``NetworkProcedure`` does).
+    public var acceptableStatusCodes: Set<Int>?
     private let runner = NetworkTaskRunner()
 
     /// Downloads `request` (or the request injected later) with `session` to `destination`.
@@ -53,7 +57,10 @@ public final class NetworkDownloadProcedure: ResultProcedure<HTTPPayloadResponse
                 if let file, error == nil {
                     do { kept = try Self.move(file, to: destination) } catch { return finish(withError: error) }
                 }
-                switch NetworkTaskRunner.outcome(url: url, payload: kept, response: response, error: error) {
+                switch NetworkTaskRunner.outcome(
+                    url: url, payload: kept, response: response, error: error,
+                    acceptableStatusCodes: acceptableStatusCodes)
+                {
                 case .success(let value): finish(withOutput: value)
                 case .failure(let error): finish(withError: error)
                 }

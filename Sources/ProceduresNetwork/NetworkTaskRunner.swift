@@ -38,7 +38,8 @@ final class NetworkTaskRunner: @unchecked Sendable {
 
     /// The HTTP response and payload of a completed task, or why there is none.
     static func outcome<Payload>(
-        url: URL, payload: Payload?, response: URLResponse?, error: (any Error)?
+        url: URL, payload: Payload?, response: URLResponse?, error: (any Error)?,
+        acceptableStatusCodes: Set<Int>?, body: Data? = nil
     ) -> Result<HTTPPayloadResponse<Payload>, any Error> {
         if let error {
             if let urlError = error as? URLError { return .failure(NetworkError.transport(urlError)) }
@@ -46,6 +47,12 @@ final class NetworkTaskRunner: @unchecked Sendable {
         }
         guard let http = response as? HTTPURLResponse else {
             return .failure(NetworkError.notHTTPResponse(url: url.absoluteString))
+        }
+        if let acceptableStatusCodes, !acceptableStatusCodes.contains(http.statusCode) {
+            let retryAfter = (http.value(forHTTPHeaderField: "Retry-After")).flatMap { NetworkError.retryAfterSeconds($0) }
+            return .failure(
+                NetworkError.unacceptableStatus(
+                    http.statusCode, url: url.absoluteString, body: body ?? Data(), retryAfter: retryAfter))
         }
         guard let payload else { return .failure(NetworkError.noPayload(url: url.absoluteString)) }
         return .success(HTTPPayloadResponse(payload: payload, response: http))

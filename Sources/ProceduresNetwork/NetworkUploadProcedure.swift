@@ -16,6 +16,10 @@ public final class NetworkUploadProcedure: ResultProcedure<HTTPPayloadResponse<D
     public let session: any NetworkSession
     /// The request and its body; set it, or inject it.
     public var input: HTTPPayloadRequest<Data>?
+    /// The status codes that count as success; any other fails the procedure with
+    /// ``NetworkError/unacceptableStatus(_:url:body:retryAfter:)``. Nil (the default) accepts
+    /// every status. Set it before the procedure executes (``NetworkProcedure`` does).
+    public var acceptableStatusCodes: Set<Int>?
     private let runner = NetworkTaskRunner()
 
     /// Sends `body` with `request` through `session`.
@@ -46,7 +50,10 @@ public final class NetworkUploadProcedure: ResultProcedure<HTTPPayloadResponse<D
             session.makeUploadTask(with: input.request, from: input.payload) { [self] data, response, error in
                 runner.taskCompleted()
                 guard !isCancelled else { return finish() }  // the only finish of a started request
-                switch NetworkTaskRunner.outcome(url: url, payload: data ?? Data(), response: response, error: error) {
+                switch NetworkTaskRunner.outcome(
+                    url: url, payload: data ?? Data(), response: response, error: error,
+                    acceptableStatusCodes: acceptableStatusCodes, body: data)
+                {
                 case .success(let value): finish(withOutput: value)
                 case .failure(let error): finish(withError: error)
                 }

@@ -147,3 +147,45 @@ private struct PlainResponseSession: NetworkSession {
         base.makeUploadTask(with: request, from: body, completionHandler: completionHandler)
     }
 }
+
+final class NetworkStatusTests: NetworkTestCase {
+    func testAStatusOutsideTheAcceptableOnesFailsWithItsBodyAndRetryAfter() {
+        let fetch = NetworkDataProcedure(session: session, request: request("/status/503?retry-after=7"))
+        fetch.acceptableStatusCodes = Set(200..<300)
+        wait(for: fetch)
+        guard let error = networkError(fetch.errors), case .unacceptableStatus(503, _, let body, let retryAfter) = error else {
+            return XCTFail("\(fetch.errors)")
+        }
+        XCTAssertEqual(body, Data("status 503".utf8))
+        XCTAssertEqual(retryAfter, 7)
+        XCTAssertTrue(error.isTransient)
+    }
+
+    func testAnAcceptableStatusSucceeds() {
+        let fetch = NetworkDataProcedure(session: session, request: request("/status/404"))
+        fetch.acceptableStatusCodes = [200, 404]
+        wait(for: fetch)
+        assertProcedureFinished(fetch)
+        XCTAssertEqual(fetch.output?.statusCode, 404)
+    }
+
+    func testClientErrorsAreNotTransientButRateLimitsAndTimeoutsAre() {
+        func status(_ code: Int) -> NetworkError { .unacceptableStatus(code, url: "u", body: Data(), retryAfter: nil) }
+        XCTAssertFalse(status(404).isTransient)
+        XCTAssertFalse(status(400).isTransient)
+        XCTAssertTrue(status(408).isTransient)
+        XCTAssertTrue(status(429).isTransient)
+        XCTAssertTrue(status(500).isTransient)
+        XCTAssertTrue(status(599).isTransient)
+        XCTAssertFalse(NetworkError.invalidURL("x").isTransient)
+    }
+
+    func testRetryAfterIsReadAsSecondsOrAsAnHTTPDate() {
+        let now = Date(timeIntervalSince1970: 1_000_000_000)  // Sun, 09 Sep 2001 01:46:40 GMT
+        XCTAssertEqual(NetworkError.retryAfterSeconds("120", now: now), 120)
+        XCTAssertEqual(NetworkError.retryAfterSeconds("Sun, 09 Sep 2001 01:47:10 GMT", now: now), 30)
+        XCTAssertEqual(NetworkError.retryAfterSeconds("Sun, 09 Sep 2001 01:00:00 GMT", now: now), 0)
+        XCTAssertNil(NetworkError.retryAfterSeconds("soon", now: now))
+        XCTAssertNil(NetworkError.retryAfterSeconds("-5", now: now))
+    }
+}
