@@ -189,8 +189,6 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
             childLock.withLock { child = started }
             started.startWatching()
         } catch {
-            outputLines.finish()
-            errorLines.finish()
             finish(withError: error)
         }
     }
@@ -200,6 +198,14 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
     public override func procedureDidCancel(withErrors errors: [any Error]) {
         super.procedureDidCancel(withErrors: errors)
         childLock.withLock { child }?.terminate(gracePeriod: terminationGracePeriod)
+    }
+
+    /// Ends the line streams whatever happened (a procedure cancelled before it started never
+    /// ran a program that could end them). Overrides must call `super`.
+    public override func procedureDidFinish(withErrors errors: [any Error]) {
+        super.procedureDidFinish(withErrors: errors)
+        outputLines.finish()
+        errorLines.finish()
     }
 
     private func childExited(_ status: ProcessStatus, output: ProcessOutputCollector?, error: ProcessOutputCollector?) {

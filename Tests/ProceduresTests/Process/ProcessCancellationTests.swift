@@ -40,6 +40,18 @@ final class ProcessCancellationTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: marker.path), "the program ran")
     }
 
+    func testLineStreamsOfAProcedureCancelledBeforeItStartsFinish() {
+        let procedure = ProcessProcedure(shellCommand: "echo never", standardOutput: .lines, standardError: .lines)
+        let finished = expectation(description: "both line streams finished")
+        finished.expectedFulfillmentCount = 2
+        procedure.standardOutputLines.onFinish(context: .immediate) { finished.fulfill() }
+        procedure.standardErrorLines.onFinish(context: .immediate) { finished.fulfill() }
+        procedure.cancel()
+        wait(for: procedure, on: queue)
+        wait(for: [finished], timeout: 10)
+        XCTAssertEqual(procedure.standardOutputLines.bufferedResults.count, 0)
+    }
+
     func testCancelledSleepLeavesNoProcess() throws {
         let (procedure, _) = started("echo started; exec sleep 1000")
         let pid = try XCTUnwrap(procedure.processIdentifier)
