@@ -63,7 +63,7 @@ final class ChildProcess: @unchecked Sendable {
 
     let pid: pid_t
     private let queue: DispatchQueue
-    private var completion: ((ProcessStatus) -> Void)?
+    private var completion: ((ProcessStatus?) -> Void)?
     private var exitWatcher: DescriptorWatch?
     #if canImport(Darwin)
     private var exitSource: (any DispatchSourceProcess)?
@@ -72,7 +72,12 @@ final class ChildProcess: @unchecked Sendable {
     private var openOutputs = 0
     private var readEnds: [Int32] = []
     private var collectors: [Int32: ProcessOutputCollector] = [:]
-    private var status: ProcessStatus?
+    private enum Exit {
+        case known(ProcessStatus)
+        /// Reaped by the system before we could read its status.
+        case unknown
+    }
+    private var status: Exit?
     private var terminationRequested = false
     private var graceTimer: (any DispatchSourceTimer)?
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
@@ -86,9 +91,10 @@ final class ChildProcess: @unchecked Sendable {
         readBuffer.deallocate()
     }
 
-    /// Starts the program; nothing is watched until ``startWatching()``. `completion` runs on the child's queue with its status once it has
-    /// exited, been reaped, and its collected outputs reached their end.
-    static func spawn(_ launch: Launch, completion: @escaping (ProcessStatus) -> Void) throws(SpawnError) -> ChildProcess {
+    /// Starts the program; nothing is watched until ``startWatching()``. `completion` runs on
+    /// the child's queue once it has exited, been reaped, and its collected outputs reached
+    /// their end, with its status (nil if the system reaped it first and the status is lost).
+    static func spawn(_ launch: Launch, completion: @escaping (ProcessStatus?) -> Void) throws(SpawnError) -> ChildProcess {
         var pipes: [(fd: Int32, read: Int32, write: Int32, collector: ProcessOutputCollector)] = []
         func closePipes() {
             for pipe in pipes {
@@ -214,6 +220,18 @@ final class ChildProcess: @unchecked Sendable {
     }
     #endif
 
+    /// True while the child is a zombie we have not reaped: its pid, and so its process-group
+    /// id, cannot belong to anyone else yet. (False if the system reaped it already, which it
+    /// does when the process ignores SIGCHLD: then the id may be reused, and is not signalled.)
+    private func isUnreapedChild() -> Bool {
+        #if os(Linux)
+        var info = siginfo_t()
+        return waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info._sifields._sigchld.si_pid == pid
+        #else
+        return true
+        #endif
+    }
+
     /// The child has exited and is not yet reaped (so its pid and process-group id are still
     /// ours): sweep its group, then reap it.
     private func exitObserved() {
@@ -224,16 +242,15 @@ final class ChildProcess: @unchecked Sendable {
         exitSource?.cancel()
         exitSource = nil
         #endif
-        _ = kill(-pid, SIGKILL)
+        if isUnreapedChild() { _ = kill(-pid, SIGKILL) }
         var raw: Int32 = 0
         var reaped: pid_t
         repeat {
             reaped = waitpid(pid, &raw, WNOHANG)
         } while reaped < 0 && errno == EINTR
-        // reaped == pid normally; -1/ECHILD only if someone else reaped it (SIGCHLD ignored
-        // process-wide): then the status is unknown, and "killed" is the honest guess only if
-        // we asked for it.
-        status = reaped == pid ? ProcessStatus(waitStatus: raw) : (terminationRequested ? .signaled(SIGTERM) : .exited(0))
+        // reaped != pid only if the system reaped it for us (SIGCHLD ignored process-wide):
+        // then its status is lost.
+        status = reaped == pid ? .known(ProcessStatus(waitStatus: raw)) : .unknown
         graceTimer?.cancel()
         graceTimer = nil
         completeIfDone()
@@ -243,7 +260,7 @@ final class ChildProcess: @unchecked Sendable {
         guard let status, openOutputs == 0, let completion else { return }
         self.completion = nil
         readers.removeAll()
-        completion(status)
+        if case .known(let known) = status { completion(known) } else { completion(nil) }
     }
 
     // MARK: - Stopping

@@ -208,7 +208,11 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
         errorLines.finish()
     }
 
-    private func childExited(_ status: ProcessStatus, output: ProcessOutputCollector?, error: ProcessOutputCollector?) {
+    private func childExited(_ status: ProcessStatus?, output: ProcessOutputCollector?, error: ProcessOutputCollector?) {
+        guard let status else {
+            if isCancelled { return finishAutomatically() }
+            return finish(withError: ProcessProcedureError.statusUnavailable(executable))
+        }
         let result = ProcessResult(
             status: status,
             standardOutput: output?.captured ?? Data(),

@@ -13,6 +13,10 @@ public enum ProcessProcedureError: Error, Sendable, CustomStringConvertible {
     case standardInputUnreadable(String, reason: String)
     /// The system refused to start the process for another reason (`errno` and its text).
     case launchFailed(String, errno: Int32, reason: String)
+    /// The program ran and exited, but the system reaped it before its status could be read:
+    /// this process ignores SIGCHLD (`signal(SIGCHLD, SIG_IGN)`), which makes the kernel discard
+    /// every child's status. Leave SIGCHLD at its default to run programs.
+    case statusUnavailable(String)
     /// The program ended with an exit code it was not allowed, or was killed by a signal it
     /// was not sent by its procedure. The result carries the status, the captured output and
     /// the tail of standard error.
@@ -33,6 +37,8 @@ public enum ProcessProcedureError: Error, Sendable, CustomStringConvertible {
             return "standard input unreadable: \(path): \(reason)"
         case .launchFailed(let executable, let code, let reason):
             return "could not start \(executable): \(reason) (errno \(code))"
+        case .statusUnavailable(let executable):
+            return "\(executable) exited, but its status was lost: this process ignores SIGCHLD"
         case .failed(let executable, let result):
             let tail = result.standardErrorTail.trimmingCharacters(in: .whitespacesAndNewlines)
             return tail.isEmpty

@@ -221,6 +221,15 @@ final class ProcessProcedureTests: XCTestCase {
 
     // MARK: - Reaping
 
+    func testWithSIGCHLDIgnoredTheLostStatusIsReportedNotGuessed() {
+        // Ignoring SIGCHLD makes the kernel reap children itself and throw their status away.
+        let previous = signal(SIGCHLD, SIG_IGN)
+        defer { signal(SIGCHLD, previous) }
+        let procedure = ProcessProcedure(shellCommand: "exit 3")
+        run(procedure)
+        guard case .statusUnavailable? = processError(procedure) else { return XCTFail("\(procedure.errors)") }
+    }
+
     func testAFinishedProcedureLeavesNoZombie() throws {
         let procedure = ProcessProcedure(executable: "/bin/true")
         run(procedure)
