@@ -29,7 +29,7 @@ extension InputProcedure {
     /// If `source` failed, was cancelled, or finished without an output, this procedure is
     /// cancelled instead, with ``ProcedureError/dependencyFailed(name:errors:)``,
     /// ``ProcedureError/dependencyCancelled(name:errors:)`` or
-    /// ``ProcedureError/dependencyProducedNoOutput(name:)``, so it never executes with a
+    /// ``ProcedureError/noOutput(name:)``, so it never executes with a
     /// missing input. `source` may already have finished. Call it before adding this
     /// procedure to a queue, like any dependency.
     ///
@@ -56,7 +56,7 @@ extension InputProcedure {
         let errors = source.errors
         if source.isCancelled { return .failure(.dependencyCancelled(name: name, errors: errors)) }
         if !errors.isEmpty { return .failure(.dependencyFailed(name: name, errors: errors)) }
-        guard let output = source.output else { return .failure(.dependencyProducedNoOutput(name: name)) }
+        guard let output = source.output else { return .failure(.noOutput(name: name)) }
         return .success(output)
     }
 }
