@@ -189,6 +189,11 @@ final class ChildProcess: @unchecked Sendable {
                 exitWatcher = DescriptorWatch(fd: pidfd, queue: queue) { [self] in exitObserved() }
                 return
             }
+            if errno == ESRCH {
+                // Gone already: the system reaped it (SIGCHLD ignored), so nothing will tell.
+                exitObserved()
+                return
+            }
         }
         pollForExit(after: .milliseconds(1))
         #elseif canImport(Darwin)
@@ -206,8 +211,8 @@ final class ChildProcess: @unchecked Sendable {
         queue.asyncAfter(deadline: .now() + interval) { [self] in
             var info = siginfo_t()
             let answered = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
-            if answered == 0 && info._sifields._sigchld.si_pid == pid {
-                exitObserved()
+            if (answered == 0 && info._sifields._sigchld.si_pid == pid) || (answered < 0 && errno == ECHILD) {
+                exitObserved()  // exited (a zombie), or already reaped by the system
             } else {
                 let next: DispatchTimeInterval
                 switch interval {
