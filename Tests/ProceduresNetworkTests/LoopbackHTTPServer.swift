@@ -17,7 +17,7 @@ import Darwin
 /// - `GET /hang` — never answers (until the client goes away or the server stops).
 /// - `GET /drop` — closes the connection without answering.
 /// - `GET /flaky/KEY/N?status=CODE&retry-after=S` — CODE (503) for the first N-1 requests
-///   with this KEY, then 200.
+///   with this KEY, then 200; with `hang`, the first N-1 get no answer at all.
 /// - `POST /echo` — 200 with the request's body.
 ///
 /// It counts requests by path, and notes connections whose client went away early.
@@ -121,6 +121,8 @@ final class LoopbackHTTPServer: @unchecked Sendable {
             let succeedOn = parts.count > 2 ? Int(parts[2]) ?? 3 : 3
             if count >= succeedOn {
                 respond(fd, status: 200, body: Data("ok after \(count)".utf8))
+            } else if query["hang"] != nil {
+                _ = waitWhileClientStays(fd, milliseconds: Int.max)
             } else {
                 let code = Int(query["status"] ?? "") ?? 503
                 respond(fd, status: code, headers: query["retry-after"].map { ["Retry-After": $0] } ?? [:], body: Data("try again".utf8))
