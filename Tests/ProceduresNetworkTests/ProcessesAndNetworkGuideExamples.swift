@@ -14,12 +14,15 @@ import Glibc
 // The example of Documentation/ProcessesAndNetwork.md, compiled and run against the loopback
 // server: download a file, run a program on it, cancel both with one Ctrl-C.
 
-/// Downloads `url` to `file`, then runs `program` with `arguments` followed by the file's path.
-/// The program runs only if the download succeeded. Cancel the group to stop whichever is running.
+/// Downloads `url` to `file` (trying up to 4 times while the server or the network fails
+/// transiently), then runs `program` with `arguments` followed by the file's path. The program
+/// runs only if the download succeeded. Cancel the group to stop whichever is running.
 func downloadThenRun(
     _ url: URL, to file: URL, program: String, arguments: [String], session: URLSession
 ) -> (job: GroupProcedure, program: ProcessProcedure) {
-    let download = NetworkDownloadProcedure(session: session, request: URLRequest(url: url), destination: file)
+    let download = NetworkProcedure(maxAttempts: 4, wait: .exponential(initial: 0.2, maximum: 5, jitter: .full)) {
+        NetworkDownloadProcedure(session: session, request: URLRequest(url: url), destination: file)
+    }
     let run = ProcessProcedure(executable: program, arguments: arguments + [file.path])
     run.addDependency(download)
     // Before the program may start: no file, no program.
@@ -74,6 +77,15 @@ final class ProcessesAndNetworkGuideExamples: NetworkTestCase {
         wait(for: job)
         assertProcedureFinished(job)
         XCTAssertEqual(program.output?.standardOutputString, "42 \(file.path)\n")
+    }
+
+    func testAFlakyDownloadIsRetriedBeforeTheProgramRuns() {
+        let (job, program) = downloadThenRun(
+            server.url("/flaky/report/3"), to: file, program: "cat", arguments: [], session: session)
+        wait(for: job)
+        assertProcedureFinished(job)
+        XCTAssertEqual(server.requestCount("/flaky/report/3"), 3)
+        XCTAssertEqual(program.output?.standardOutputString, "ok after 3")
     }
 
     func testAFailedDownloadRunsNoProgram() {
