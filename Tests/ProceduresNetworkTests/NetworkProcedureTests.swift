@@ -141,9 +141,10 @@ final class NetworkProcedureTests: NetworkTestCase {
     }
 
     func testAnAttemptThatTimesOutIsRetried() {
-        // The first attempt gets no answer and its request times out (0.3 s); the second succeeds.
+        // The first attempt gets no answer and its request times out (1 s: long enough for the
+        // answer to the second on a loaded machine); the second succeeds.
         let session = session!
-        let request = request("/flaky/f/2?hang", timeout: 0.3)
+        let request = request("/flaky/f/2?hang", timeout: 1)
         let fetch = NetworkProcedure(maxAttempts: 2, wait: .immediate) {
             NetworkDataProcedure(session: session, request: request)
         }
