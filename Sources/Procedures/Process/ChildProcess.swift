@@ -79,7 +79,7 @@ final class ChildProcess: @unchecked Sendable {
     }
     private var status: Exit?
     private var terminationRequested = false
-    private var graceTimer: (any DispatchSourceTimer)?
+    private var graceTimer: (any Cancelable)?
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
 
     private init(pid: pid_t, queue: DispatchQueue) {
@@ -271,23 +271,22 @@ final class ChildProcess: @unchecked Sendable {
     // MARK: - Stopping
 
     /// Sends SIGTERM to the child's process group, then SIGKILL once `gracePeriod` has passed
-    /// if it is still running. Safe to call at any time, from any thread, more than once.
-    func terminate(gracePeriod: TimeInterval) {
+    /// on `clock` if it is still running. Safe to call at any time, from any thread, more than
+    /// once.
+    func terminate(gracePeriod: TimeInterval, clock: any ProcedureClock) {
         queue.async { [self] in
             guard status == nil, !terminationRequested else { return }
             terminationRequested = true
             signalGroup(SIGTERM)
-            guard gracePeriod > 0 else {
+            guard gracePeriod > 0 else {  // also false for NaN
                 signalGroup(SIGKILL)
                 return
             }
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.setEventHandler { [self] in
-                if status == nil { signalGroup(SIGKILL) }
+            graceTimer = clock.schedule(after: gracePeriod) { [self] in
+                queue.async { [self] in
+                    if status == nil { signalGroup(SIGKILL) }
+                }
             }
-            timer.schedule(deadline: .now() + min(gracePeriod, 1e9), leeway: .milliseconds(10))
-            graceTimer = timer
-            timer.resume()
         }
     }
 

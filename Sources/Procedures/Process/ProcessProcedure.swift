@@ -31,9 +31,9 @@ import ProceduresSupport
 ///   ``ProcessProcedureError/failed(executable:result:)``, which carries the status and the
 ///   tail of standard error.
 /// - **Cancellation.** Cancelling sends SIGTERM to the program's process group, then SIGKILL
-///   after `terminationGracePeriod` seconds if it is still running. The procedure finishes
-///   (cancelled) only once the program has exited and been reaped: no zombie, and nothing it
-///   started in its process group survives it (see below).
+///   after `terminationGracePeriod` seconds (on `clock`) if it is still running. The procedure
+///   finishes (cancelled) only once the program has exited and been reaped: no zombie, and
+///   nothing it started in its process group survives it (see below).
 /// - **Signals.** The child starts with an empty signal mask and every signal at its default
 ///   disposition, whatever the parent blocks or ignores (a command-line tool that handles
 ///   Ctrl-C with a `DispatchSource` ignores SIGINT; its children must not inherit that). Each
@@ -96,6 +96,8 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
     public let allowedExitCodes: Set<Int32>
     /// Seconds between SIGTERM and SIGKILL when the procedure is cancelled.
     public let terminationGracePeriod: TimeInterval
+    /// The clock the grace period is measured on.
+    public let clock: any ProcedureClock
 
     /// Bytes for standard input, set directly or injected from another procedure's output;
     /// when set, it replaces ``standardInput``.
@@ -119,13 +121,17 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
     ///     this process).
     ///   - environment: the child's whole environment; nil passes this process's.
     ///   - allowedExitCodes: exit codes that count as success; any other fails the procedure.
-    ///   - terminationGracePeriod: seconds a cancelled program has between SIGTERM and SIGKILL.
+    ///   - terminationGracePeriod: seconds a cancelled program has between SIGTERM and SIGKILL
+    ///     (zero, negative or NaN: SIGKILL at once).
+    ///   - clock: what the grace period is measured on (a `ManualClock` in tests).
     public init(
         executable: String, arguments: [String] = [], environment: [String: String]? = nil,
         workingDirectory: URL? = nil, standardInput: StandardInput = .nullDevice,
         standardOutput: OutputDestination = .capture(), standardError: OutputDestination = .capture(),
-        allowedExitCodes: Set<Int32> = [0], terminationGracePeriod: TimeInterval = 5
+        allowedExitCodes: Set<Int32> = [0], terminationGracePeriod: TimeInterval = 5,
+        clock: any ProcedureClock = SystemClock.shared
     ) {
+        self.clock = clock
         self.executable = executable
         self.arguments = arguments
         self.environment = environment
@@ -152,13 +158,13 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
         shellCommand command: String, environment: [String: String]? = nil, workingDirectory: URL? = nil,
         standardInput: StandardInput = .nullDevice, standardOutput: OutputDestination = .capture(),
         standardError: OutputDestination = .capture(), allowedExitCodes: Set<Int32> = [0],
-        terminationGracePeriod: TimeInterval = 5
+        terminationGracePeriod: TimeInterval = 5, clock: any ProcedureClock = SystemClock.shared
     ) {
         self.init(
             executable: "/bin/sh", arguments: ["-c", command], environment: environment,
             workingDirectory: workingDirectory, standardInput: standardInput, standardOutput: standardOutput,
             standardError: standardError, allowedExitCodes: allowedExitCodes,
-            terminationGracePeriod: terminationGracePeriod)
+            terminationGracePeriod: terminationGracePeriod, clock: clock)
         name = "Process(sh -c \(command))"
     }
 
@@ -197,7 +203,7 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
     /// once the program has exited.
     public override func procedureDidCancel(withErrors errors: [any Error]) {
         super.procedureDidCancel(withErrors: errors)
-        childLock.withLock { child }?.terminate(gracePeriod: terminationGracePeriod)
+        childLock.withLock { child }?.terminate(gracePeriod: terminationGracePeriod, clock: clock)
     }
 
     /// Ends the line streams whatever happened (a procedure cancelled before it started never

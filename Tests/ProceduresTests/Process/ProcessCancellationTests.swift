@@ -75,6 +75,7 @@ final class ProcessCancellationTests: XCTestCase {
         assertDies(grandchild)
     }
 
+    /// The real-time smoke test of the grace period (the manual-clock test checks the timing).
     func testAProgramIgnoringSIGTERMIsKilledAfterTheGracePeriod() throws {
         let (procedure, _) = started("trap '' TERM; echo ready; while :; do sleep 0.05; done", grace: 0.3)
         let pid = try XCTUnwrap(procedure.processIdentifier)
@@ -84,6 +85,24 @@ final class ProcessCancellationTests: XCTestCase {
         let elapsed = Date().timeIntervalSince(began)
         assertProcedureCancelled(procedure)
         XCTAssertGreaterThanOrEqual(elapsed, 0.25, "it ignored SIGTERM, so only SIGKILL after the grace period stops it")
+        XCTAssertFalse(processExists(pid))
+    }
+
+    func testSIGKILLComesWhenTheGracePeriodEndsOnTheClock() throws {
+        let clock = ManualClock()
+        let procedure = ProcessProcedure(
+            shellCommand: "trap '' TERM; echo ready; while :; do sleep 0.05; done", standardOutput: .lines,
+            terminationGracePeriod: 60, clock: clock)
+        _ = firstLine(of: procedure, on: queue)
+        let pid = try XCTUnwrap(procedure.processIdentifier)
+        procedure.cancel()
+        waitUntilScheduled(on: clock)  // SIGTERM sent (and ignored); SIGKILL waits for the clock
+        XCTAssertEqual(clock.pendingDeadlines, [60])
+        XCTAssertFalse(procedure.isFinished, "the program ignores SIGTERM, so it still runs")
+        XCTAssertTrue(processExists(pid))
+        advance(clock, by: 60)
+        wait(for: procedure, on: queue)
+        assertProcedureCancelled(procedure)
         XCTAssertFalse(processExists(pid))
     }
 
