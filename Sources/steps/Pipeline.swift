@@ -22,14 +22,6 @@ struct Step: Sendable {
         case shell(String)
         /// Run directly: the first element is the program (looked up in `PATH`), the rest its arguments.
         case argv([String])
-
-        /// The program the command runs (the shell for `run`).
-        var program: String {
-            switch self {
-            case .shell: return "/bin/sh"
-            case .argv(let words): return words[0]
-            }
-        }
     }
 
     /// How a failed step is tried again.

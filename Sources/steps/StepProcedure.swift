@@ -6,9 +6,8 @@ import Procedures
 /// - the step is a `GroupProcedure` that depends on the steps it needs, with a
 ///   `NoFailedDependenciesCondition` (a step it needs that failed or was skipped because of a
 ///   failure cancels it: it is skipped) and a `MutuallyExclusive(category:)` per category;
-/// - its one child is a `RetryProcedure` of processes (one per try, each with a
-///   `TimeoutObserver`), waiting between tries as the step's back-off says (INTERIM: the
-///   processes are `InterimProcessProcedure`s until the library's `ProcessProcedure` lands);
+/// - its one child is a `RetryProcedure` of `ProcessProcedure`s (one per try, each with a
+///   `TimeoutObserver`), waiting between tries as the step's back-off says;
 /// - the step's `when` is a `BlockCondition` on that child, which it ignores (cancels without an
 ///   error) when the condition does not hold: the step finishes without errors, so the steps
 ///   that need it still run.
@@ -61,12 +60,12 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         super.execute()
     }
 
-    private func makeTries(log: FileHandle) -> RetryProcedure<InterimProcessProcedure> {
+    private func makeTries(log: FileHandle) -> RetryProcedure<ProcessProcedure> {
         let retry = step.retry ?? Step.Retry(attempts: 1, backoff: 0, maxBackoff: 0)
         let wait: WaitStrategy = retry.backoff > 0
             ? .exponential(initial: retry.backoff, multiplier: 2, maximum: retry.maxBackoff) : .immediate
         var number = 0
-        let tries = RetryProcedure<InterimProcessProcedure>(
+        let tries = RetryProcedure<ProcessProcedure>(
             maxAttempts: retry.attempts, wait: wait,
             retry: { [weak self] failure, suggested in
                 if let self {
@@ -99,20 +98,25 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         return tries
     }
 
-    private func makeAttempt(_ number: Int, log: FileHandle) -> InterimProcessProcedure {
+    private func makeAttempt(_ number: Int, log: FileHandle) -> ProcessProcedure {
         let directory = step.workingDirectory.map(context.resolve) ?? context.pipeline.directory
-        let environment = self.environment
-        let (executable, arguments): (URL, [String])
+        let attempt: ProcessProcedure
         switch step.command {
         case .shell(let command):
-            (executable, arguments) = (URL(fileURLWithPath: "/bin/sh"), ["-c", command])
+            attempt = ProcessProcedure(
+                shellCommand: command, environment: environment, workingDirectory: directory,
+                standardOutput: .lines, standardError: .lines, terminationGracePeriod: 2)
         case .argv(let words):
-            (executable, arguments) = (Self.lookUp(words[0], path: environment["PATH"]), Array(words.dropFirst()))
+            attempt = ProcessProcedure(
+                executable: words[0], arguments: Array(words.dropFirst()), environment: environment,
+                workingDirectory: directory, standardOutput: .lines, standardError: .lines, terminationGracePeriod: 2)
         }
-        let attempt = InterimProcessProcedure(
-            executable: executable, arguments: arguments, environment: environment, workingDirectory: directory,
-            output: log, programName: step.command.program)
         attempt.name = "\(step.name) · try \(number)"
+        // Both streams are delivered on the child's one serial queue, before the procedure
+        // finishes: written as they come, in the order they come.
+        for lines in [attempt.standardOutputLines, attempt.standardErrorLines] {
+            lines.onSuccess(context: .immediate) { line in log.write(Data((line + "\n").utf8)) }
+        }
         if let timeout = step.timeout { attempt.addObserver(TimeoutObserver(by: timeout)) }
         attempt.addWillExecuteBlockObserver { [self] _ in
             progressLock.withLock { progress.attempt = number }
@@ -137,18 +141,22 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         for error in errors {
             if case ProcedureError.timedOut(let interval) = error { return "timed out after \(interval.formatted)s" }
         }
-        if let failure = errors.lazy.compactMap({ $0 as? ProgramFailure }).first { return failure.description }
-        return errors.first.map { "\($0)" } ?? "stopped"
-    }
-
-    /// A program named without a slash is looked up in `PATH`, as a shell would.
-    static func lookUp(_ program: String, path: String?) -> URL {
-        if program.contains("/") { return URL(fileURLWithPath: program) }
-        for directory in (path ?? "/usr/bin:/bin").split(separator: ":") {
-            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(program)
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        for error in errors {
+            switch error {
+            case ProcessProcedureError.failed(_, let result):
+                switch result.status {
+                case .exited(let code): return "exit status \(code)"
+                case .signaled: return "\(result.status)".replacingOccurrences(of: "was killed", with: "killed")
+                }
+            case ProcessProcedureError.executableNotFound(let name, _):
+                return "cannot start: no such program: \(name)"
+            case let error as ProcessProcedureError:
+                return "cannot start: \(error)"
+            default:
+                continue
+            }
         }
-        return URL(fileURLWithPath: program)
+        return errors.first.map { "\($0)" } ?? "stopped"
     }
 
     override func transformChildErrors(_ errors: [any Error], from child: Procedure) -> [any Error] {
