@@ -36,6 +36,8 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
         case produceWithoutQueue
         /// A delay that is not a number was given to a ``DelayProcedure``.
         case invalidDelay
+        /// A width below 1 was given to a ``BatchProcedure``; it runs one element at a time.
+        case invalidWidth
     }
 
     /// What went wrong.
