@@ -20,8 +20,8 @@ import Foundation
 /// cancels the running children (without errors of their own) and starts no more.
 ///
 /// **Cancellation.** Cancelling the batch cancels its running children and starts no more;
-/// it finishes, cancelled, once they have. ``partialOutput`` then holds the outputs of the
-/// children that had succeeded (nil for the others).
+/// it finishes, cancelled, once they have. ``partialOutput`` then holds one entry per input
+/// element: the output of each child that had succeeded, nil for the others.
 ///
 /// A batch with no input is cancelled with ``ProcedureError/missingInput(name:)``. The cost is
 /// O(1) per element; the group keeps every child it ran in ``GroupProcedure/children``.
@@ -44,6 +44,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         var elements: [Element] = []
         var outputs: [Output?] = []
         var next = 0
+        var started = false
         var stopped = false
         var running: [Int: Procedure] = [:]
         var partial: [Output?]?
@@ -121,6 +122,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
             return
         }
         batchLock.withLock {
+            batch.started = true
             batch.elements = elements
             batch.outputs = Array(repeating: nil, count: elements.count)
         }
@@ -162,8 +164,10 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     /// Sets the output (or the partial output).
     public override func procedureWillFinish(withErrors errors: [any Error]) {
         let succeeded = errors.isEmpty && !isCancelled
+        let elementCount = input?.count ?? 0
         let complete = batchLock.withLock { () -> [Output]? in
-            let outputs = batch.outputs
+            // A batch that never executed (cancelled first) has a slot per element too.
+            let outputs = batch.started ? batch.outputs : Array(repeating: nil, count: elementCount)
             batch.outputs = []
             batch.elements = []
             batch.running = [:]
