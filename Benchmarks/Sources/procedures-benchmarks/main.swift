@@ -15,6 +15,7 @@ let scenarios: [Scenario] =
         S5CancelLatency.scenario,
         S6GroupCancel.scenario,
         S7Memory.scenario,
+        B1Batch.scenario,
     ] + FutureScenarios.all
 
 if options.profile != nil {
