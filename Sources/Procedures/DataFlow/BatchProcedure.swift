@@ -9,9 +9,11 @@ import Foundation
 /// let counts = try await queue.future(sizes).value   // [Int], in the order of the urls
 /// ```
 ///
-/// Children are made as they start (never more than `width` exist unfinished at once), by
-/// the closure you give: a synchronous or `async` transform of the element (a
-/// ``TransformProcedure`` each), or any ``OutputProcedure`` you make from the element.
+/// The child for each element is made by the closure you give: a synchronous or `async`
+/// transform of the element (a ``TransformProcedure`` each), or, with `makeChild:`, any
+/// ``OutputProcedure`` you make from the element. Children are made in input order as they
+/// start: the first `width` when the batch executes, then one each time a child finishes, so
+/// no more than `width` exist unfinished at once.
 ///
 /// **Failures.** A child's errors are the batch's errors (the batch fails; ``output`` is nil
 /// and ``partialOutput`` holds the outputs of the children that succeeded). With
@@ -19,12 +21,12 @@ import Foundation
 /// element's errors are reported; with ``FailurePolicy/cancelRemaining`` the first failure
 /// cancels the running children (without errors of their own) and starts no more.
 ///
-/// **Cancellation.** Cancelling the batch cancels its running children and starts no more;
-/// it finishes, cancelled, once they have. ``partialOutput`` then holds one entry per input
+/// **Cancellation.** Cancelling the batch cancels its running children and starts no more; it
+/// finishes, cancelled, once they have. ``partialOutput`` then holds one entry per input
 /// element: the output of each child that had succeeded, nil for the others.
 ///
 /// A batch with no input is cancelled with ``ProcedureError/missingInput(name:)``. The cost is
-/// O(1) per element; the group keeps every child it ran in ``GroupProcedure/children``.
+/// O(1) per element, and O(N) once at the finish; no step scans the children per child.
 public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGroupProcedure<[Output]>, InputProcedure,
     PartialOutputProcedure, @unchecked Sendable
 {
@@ -46,7 +48,8 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         var next = 0
         var started = false
         var stopped = false
-        var running: [Int: Procedure] = [:]
+        /// The unfinished children, by identity, with their element's index.
+        var running: [ObjectIdentifier: (index: Int, child: any OutputProcedure<Output>)] = [:]
         var partial: [Output?]?
     }
 
@@ -54,19 +57,22 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     private let policy: FailurePolicy
     private let makeChild: @Sendable (Element) -> any OutputProcedure<Output>
     private let batchLock = Lock()
-    private var batch = State()
+    @exclusivity(unchecked) private var batch = State()  // only touched under `batchLock`
 
     /// The elements; set it directly or inject it.
     public var input: [Element]?
 
     /// A batch whose child for each element is the procedure `makeChild` returns.
     ///
+    /// Write the `makeChild:` label: a trailing closure is taken as a transform (whose output
+    /// would be the procedure itself).
+    ///
     /// - Parameters:
     ///   - input: the elements, unless injected.
     ///   - width: how many children run at once (at least 1; default: the number of cores).
     ///   - onFailure: what a failing element does to the others.
-    ///   - makeChild: a new procedure for an element (never one already on a queue); it is
-    ///     called when the element starts, on the thread of the child that finished before.
+    ///   - makeChild: a new procedure for an element (never one already on a queue or in a
+    ///     group); called once per element, in order, as the element starts.
     public init(
         input: [Element]? = nil,
         width: Int = ProcessInfo.processInfo.activeProcessorCount,
@@ -125,40 +131,43 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
             batch.started = true
             batch.elements = elements
             batch.outputs = Array(repeating: nil, count: elements.count)
+            batch.running.reserveCapacity(min(width, elements.count))
         }
         for _ in 0..<min(width, elements.count) { startNext() }
         super.execute()
     }
 
     private func startNext() {
+        // The request, not `isCancelled`: no element starts once a cancel is asked for.
+        guard cancelRequest == nil else { return }
         let claimed = batchLock.withLock { () -> (Int, Element)? in
-            // The request, not `isCancelled`: no element starts once a cancel is asked for.
-            guard !batch.stopped, batch.next < batch.elements.count, cancelRequest == nil else { return nil }
+            guard !batch.stopped, batch.next < batch.elements.count else { return nil }
             defer { batch.next += 1 }
             return (batch.next, batch.elements[batch.next])
         }
         guard let (index, element) = claimed else { return }
         let child = makeChild(element)
-        let procedure: Procedure = child
-        batchLock.withLock { batch.running[index] = procedure }
-        procedure.addDidFinishBlockObserver { [weak self] procedure, errors in
-            self?.childFinished(index, output: errors.isEmpty && !procedure.isCancelled ? child.output : nil, errors: errors)
-        }
-        addChild(procedure)
+        batchLock.withLock { batch.running[ObjectIdentifier(child)] = (index, child) }
+        addChild(child)
     }
 
-    private func childFinished(_ index: Int, output: Output?, errors: [any Error]) {
-        let cancelled = batchLock.withLock { () -> [Procedure] in
-            batch.running[index] = nil
-            batch.outputs[index] = output
-            guard !errors.isEmpty, policy == .cancelRemaining, !batch.stopped else { return [] }
-            batch.stopped = true
-            return Array(batch.running.values)
+    override func handleChildFinished(_ child: Operation, errors: [any Error]) {
+        // Among the group's own callbacks, before the group counts the child done: the next
+        // child is added, and the running ones cancelled, before the group can finish.
+        if let entry = batchLock.withLock({ batch.running.removeValue(forKey: ObjectIdentifier(child)) }) {
+            let failed = !errors.isEmpty
+            // Read outside our lock: the output takes the child's own locks.
+            let output = failed || child.isCancelled ? nil : entry.child.output
+            let others = batchLock.withLock { () -> [any OutputProcedure<Output>] in
+                batch.outputs[entry.index] = output
+                guard failed, policy == .cancelRemaining, !batch.stopped else { return [] }
+                batch.stopped = true
+                return batch.running.values.map(\.child)
+            }
+            for other in others { other.cancel() }
+            startNext()
         }
-        // Cancelled outside the lock, and still within this child's did-finish observers, so
-        // the group cannot finish before they are.
-        for child in cancelled { child.cancel() }
-        startNext()
+        super.handleChildFinished(child, errors: errors)
     }
 
     /// Sets the output (or the partial output).
@@ -171,14 +180,21 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
             batch.outputs = []
             batch.elements = []
             batch.running = [:]
-            if succeeded, batch.next == outputs.count {
-                let complete = outputs.compactMap { $0 }
-                if complete.count == outputs.count { return complete }
-            }
+            if succeeded, batch.next == outputs.count, let complete = Self.unwrapped(outputs) { return complete }
             batch.partial = outputs
             return nil
         }
         if let complete { setOutput(complete) }
         super.procedureWillFinish(withErrors: errors)
+    }
+
+    private static func unwrapped(_ outputs: [Output?]) -> [Output]? {
+        var complete: [Output] = []
+        complete.reserveCapacity(outputs.count)
+        for output in outputs {
+            guard let output else { return nil }
+            complete.append(output)
+        }
+        return complete
     }
 }

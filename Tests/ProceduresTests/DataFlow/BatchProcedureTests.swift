@@ -69,6 +69,20 @@ final class BatchProcedureTests: MisuseRecordingTestCase {
         XCTAssertEqual(batch.children.count, 40)
     }
 
+    func testChildrenAreMadeInInputOrderAndRunOneAtATimeAtWidthOne() {
+        let made = LockedBox([Int]())
+        let finished = LockedBox([Int]())
+        let batch = BatchProcedure(input: Array(0..<10), width: 1, makeChild: { (x: Int) -> any OutputProcedure<Int> in
+            made.mutate { $0.append(x) }
+            let child = ResultProcedure { x }
+            child.addDidFinishBlockObserver { _, _ in finished.mutate { $0.append(x) } }
+            return child
+        })
+        wait(for: batch)
+        XCTAssertEqual(made.value, Array(0..<10))
+        XCTAssertEqual(finished.value, Array(0..<10), "at width 1 the children run in order")
+    }
+
     func testChildrenAreMadeOnlyAsTheyStart() {
         // With width 1, each child is made after the one before has finished.
         let events = LockedBox([String]())
@@ -125,25 +139,36 @@ final class BatchProcedureTests: MisuseRecordingTestCase {
         XCTAssertEqual(batch.partialOutput?.prefix(3).map { $0 }, [0, 1, 2])
     }
 
-    func testCancelRemainingCancelsTheRunningChildren() {
+    func testCancelRemainingCancelsTheOtherChildren() {
         let slow = Blocker<Int>("slow")
         let failing = ResultProcedure<Int> { throw TestError("fast") }
-        let children: [any OutputProcedure<Int>] = [slow, failing]
+        let thirdRan = LockedBox(false)
+        let third = ResultProcedure<Int> {
+            thirdRan.mutate { $0 = true }
+            return 2
+        }
+        let children: [any OutputProcedure<Int>] = [slow, failing, third]
         let batch = BatchProcedure(input: [0, 1, 2], width: 2, onFailure: .cancelRemaining, makeChild: { index in
-            index < children.count ? children[index] : ResultProcedure { index }
+            children[index]
         })
         wait(for: batch)
         assertProcedureFinishedWithErrors(batch, count: 1)
         XCTAssertTrue(slow.isCancelled)
-        XCTAssertEqual(batch.children.count, 2, "no element starts after the failure")
+        XCTAssertFalse(thirdRan.value, "no element starts after the failure")
+        XCTAssertEqual(batch.partialOutput?.count, 3)
+        XCTAssertEqual(batch.children.count, 2)
     }
 
     func testCancellingInTheMiddleStartsNoMoreAndKeepsTheFinishedOutputs() {
         let started = LockedBox(Set<Int>())
+        let startedBeforeCancel = LockedBox(0)
         let box = LockedBox<BatchProcedure<Int, Int>?>(nil)
         let batch = BatchProcedure(input: Array(0..<100), width: 2) { (x: Int) -> Int in
             started.mutate { _ = $0.insert(x) }
-            if x == 10 { box.value?.cancel() }
+            if x == 10 {
+                box.value?.cancel()
+                startedBeforeCancel.mutate { $0 = started.value.count }
+            }
             return x * 2
         }
         box.mutate { $0 = batch }
@@ -152,12 +177,20 @@ final class BatchProcedureTests: MisuseRecordingTestCase {
         assertProcedureCancelled(batch)
         XCTAssertNil(batch.output)
         XCTAssertEqual(future.result?.isCancelled, true)
-        XCTAssertLessThanOrEqual(started.value.max() ?? 0, 11, "at most the other running element is past the cancel")
+        // Elements start in order; after the cancel only the one other running element can
+        // still have started.
+        XCTAssertLessThanOrEqual(started.value.count, startedBeforeCancel.value + 1)
+        XCTAssertLessThanOrEqual(started.value.max() ?? 0, 11)
         XCTAssertTrue(batch.children.allSatisfy(\.isFinished))
         let partial = batch.partialOutput ?? []
         XCTAssertEqual(partial.count, 100)
-        XCTAssertEqual(partial.prefix(8).map { $0 }, (0..<8).map { $0 * 2 })
-        XCTAssertTrue(partial.suffix(from: 12).allSatisfy { $0 == nil })
+        for (index, output) in partial.enumerated() {
+            if let output {
+                XCTAssertEqual(output, index * 2)
+                XCTAssertTrue(started.value.contains(index))
+            }
+        }
+        XCTAssertGreaterThanOrEqual(partial.compactMap { $0 }.count, started.value.count - 2)
     }
 
     func testCancellingCancelsTheRunningTasks() {
@@ -173,7 +206,7 @@ final class BatchProcedureTests: MisuseRecordingTestCase {
         batch.cancel()
         wait(for: batch)
         assertProcedureCancelled(batch)
-        XCTAssertEqual(batch.children.count, 2)
+        XCTAssertEqual(batch.children.count, 2, "the third element never started")
         XCTAssertTrue(batch.children.allSatisfy(\.isCancelled))
     }
 
