@@ -44,12 +44,12 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
 
     private struct State {
         var elements: [Element] = []
-        var outputs: [Output?] = []
-        var next = 0
+        /// The children made so far; the one at index i is element i's.
+        var made: [any OutputProcedure<Output>] = []
+        /// The unfinished children.
+        var running = Set<ObjectIdentifier>()
         var started = false
         var stopped = false
-        /// The unfinished children, by identity, with their element's index.
-        var running: [ObjectIdentifier: (index: Int, child: any OutputProcedure<Output>)] = [:]
         var partial: [Output?]?
     }
 
@@ -98,8 +98,11 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         onFailure: FailurePolicy = .runRemaining,
         _ transform: @escaping @Sendable (Element) throws -> Output
     ) {
+        // The type is looked up once here, not once per element: in generic code each lookup
+        // costs as much as a small procedure.
+        let childType = TransformProcedure<Element, Output>.self
         self.init(input: input, width: width, onFailure: onFailure) { element in
-            TransformProcedure(input: element, transform)
+            childType.init(input: element, transform)
         }
     }
 
@@ -111,8 +114,9 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         onFailure: FailurePolicy = .runRemaining,
         operation: @escaping @Sendable (Element) async throws -> Output
     ) {
+        let childType = TransformProcedure<Element, Output>.self
         self.init(input: input, width: width, onFailure: onFailure) { element in
-            TransformProcedure(input: element, operation: operation)
+            childType.init(input: element, operation: operation)
         }
     }
 
@@ -130,7 +134,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         batchLock.withLock {
             batch.started = true
             batch.elements = elements
-            batch.outputs = Array(repeating: nil, count: elements.count)
+            batch.made.reserveCapacity(elements.count)
             batch.running.reserveCapacity(min(width, elements.count))
         }
         for _ in 0..<min(width, elements.count) { startNext() }
@@ -140,33 +144,34 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     private func startNext() {
         // The request, not `isCancelled`: no element starts once a cancel is asked for.
         guard cancelRequest == nil else { return }
-        let claimed = batchLock.withLock { () -> (Int, Element)? in
-            guard !batch.stopped, batch.next < batch.elements.count else { return nil }
-            defer { batch.next += 1 }
-            return (batch.next, batch.elements[batch.next])
-        }
-        guard let (index, element) = claimed else { return }
+        guard let element = batchLock.withLock({ () -> Element? in
+            let next = batch.made.count
+            guard !batch.stopped, next < batch.elements.count else { return nil }
+            return batch.elements[next]
+        }) else { return }
+        // Made outside the lock (it is user code), then recorded in order: only one thread
+        // makes children at a time (the batch's execute, then its child-finished handling,
+        // which never overlap), so the order of `made` is the order of the elements.
         let child = makeChild(element)
-        batchLock.withLock { batch.running[ObjectIdentifier(child)] = (index, child) }
+        batchLock.withLock {
+            batch.made.append(child)
+            batch.running.insert(ObjectIdentifier(child))
+        }
         addChild(child)
     }
 
     override func handleChildFinished(_ child: Operation, errors: [any Error]) {
         // Among the group's own callbacks, before the group counts the child done: the next
         // child is added, and the running ones cancelled, before the group can finish.
-        if let entry = batchLock.withLock({ batch.running.removeValue(forKey: ObjectIdentifier(child)) }) {
-            let failed = !errors.isEmpty
-            // Read outside our lock: the output takes the child's own locks.
-            let output = failed || child.isCancelled ? nil : entry.child.output
-            let others = batchLock.withLock { () -> [any OutputProcedure<Output>] in
-                batch.outputs[entry.index] = output
-                guard failed, policy == .cancelRemaining, !batch.stopped else { return [] }
-                batch.stopped = true
-                return batch.running.values.map(\.child)
-            }
-            for other in others { other.cancel() }
-            startNext()
+        let policy = self.policy
+        let (ours, others) = batchLock.withLock { () -> (Bool, [any OutputProcedure<Output>]) in
+            guard batch.running.remove(ObjectIdentifier(child)) != nil else { return (false, []) }
+            guard !errors.isEmpty, policy == .cancelRemaining, !batch.stopped else { return (true, []) }
+            batch.stopped = true
+            return (true, batch.made.filter { batch.running.contains(ObjectIdentifier($0)) })
         }
+        for other in others { other.cancel() }
+        if ours { startNext() }
         super.handleChildFinished(child, errors: errors)
     }
 
@@ -174,17 +179,27 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     public override func procedureWillFinish(withErrors errors: [any Error]) {
         let succeeded = errors.isEmpty && !isCancelled
         let elementCount = input?.count ?? 0
-        let complete = batchLock.withLock { () -> [Output]? in
-            // A batch that never executed (cancelled first) has a slot per element too.
-            let outputs = batch.started ? batch.outputs : Array(repeating: nil, count: elementCount)
-            batch.outputs = []
-            batch.elements = []
-            batch.running = [:]
-            if succeeded, batch.next == outputs.count, let complete = Self.unwrapped(outputs) { return complete }
-            batch.partial = outputs
-            return nil
+        let made = batchLock.withLock { () -> [any OutputProcedure<Output>] in
+            defer {
+                batch.made = []
+                batch.elements = []
+            }
+            return batch.made
         }
-        if let complete { setOutput(complete) }
+        // Read outside our lock: each output takes its child's own locks.
+        var outputs: [Output?] = made.map { child in
+            guard !child.isCancelled, child.errors.isEmpty else { return nil }
+            return child.output
+        }
+        // Elements never started (after a cancel or a failure, or before the batch executed).
+        if outputs.count < elementCount {
+            outputs.append(contentsOf: repeatElement(nil, count: elementCount - outputs.count))
+        }
+        if succeeded, made.count == elementCount, let complete = Self.unwrapped(outputs) {
+            setOutput(complete)
+        } else {
+            batchLock.withLock { batch.partial = outputs }
+        }
         super.procedureWillFinish(withErrors: errors)
     }
 
