@@ -1,21 +1,36 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Layers (arrows point one way; the targets enforce them):
+//   ProceduresSupport <- ProceduresFutures <- Procedures <- ProceduresTesting, tools
+// ProceduresSupport is internal to the package (no product): locks, per-thread storage and
+// the loops that keep callbacks off the stack. ProceduresFutures is usable on its own.
 let package = Package(
     name: "Procedures",
     products: [
         .library(name: "Procedures", targets: ["Procedures"]),
+        .library(name: "ProceduresFutures", targets: ["ProceduresFutures"]),
         .library(name: "ProceduresTesting", targets: ["ProceduresTesting"]),
         .executable(name: "procedures-demo", targets: ["procedures-demo"]),
     ],
     targets: [
-        .target(name: "Procedures"),
+        .target(name: "ProceduresSupport"),
+        .target(name: "ProceduresFutures", dependencies: ["ProceduresSupport"]),
+        .target(name: "Procedures", dependencies: ["ProceduresSupport", "ProceduresFutures"]),
         .target(name: "ProceduresTesting", dependencies: ["Procedures"]),
         .executableTarget(name: "procedures-demo", dependencies: ["Procedures"]),
+        // Small helpers shared by the test targets (locked boxes, stress-test scaling).
+        .target(
+            name: "ProceduresTestSupport", dependencies: ["ProceduresFutures"], path: "Tests/ProceduresTestSupport"),
+        .testTarget(
+            name: "ProceduresFuturesTests",
+            dependencies: ["ProceduresFutures", "ProceduresSupport", "ProceduresTestSupport"]),
         .testTarget(
             name: "ProceduresTests",
             // The demo is a dependency so that `swift test` builds it for the end-to-end test.
-            dependencies: ["Procedures", "ProceduresTesting", "procedures-demo"]),
+            dependencies: [
+                "Procedures", "ProceduresSupport", "ProceduresTesting", "ProceduresTestSupport", "procedures-demo",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

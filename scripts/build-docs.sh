@@ -9,8 +9,15 @@ out="${1:-.build/docs}"
 work=.build/docs-work
 rm -rf "$work" "$out"
 mkdir -p "$work/symbol-graphs" "$work/Procedures.docc"
-swift build --target Procedures -Xswiftc -emit-symbol-graph \
-    -Xswiftc -emit-symbol-graph-dir -Xswiftc "$work/symbol-graphs" >/dev/null
+# A scratch path of its own, so the symbol graphs are written even when the ordinary build
+# is up to date. The futures live in their own target (ProceduresFutures) but are one
+# library to users (`import Procedures` re-exports them): both graphs go into one site.
+graphs=.build-docs/symbol-graphs
+mkdir -p "$graphs"
+swift build --target Procedures --scratch-path .build-docs -Xswiftc -emit-symbol-graph \
+    -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" >/dev/null
+cp "$graphs"/Procedures*.json "$work/symbol-graphs/"
+rm -f "$work/symbol-graphs"/ProceduresSupport*.json
 cp Documentation/Procedures.docc/* "$work/Procedures.docc/"
 for guide in Documentation/*.md; do
     # [Title](Guide.md) -> <doc:Guide>; links to anything else stay as they are.

@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// A procedure made of other operations, its children, which run on the group's own queue.
 ///
@@ -35,41 +36,77 @@ import Foundation
 open class GroupProcedure: Procedure, @unchecked Sendable {
     // @unchecked: `group` is guarded by `groupLock`; `queue` is immutable; the queue's
     // suspension is only changed under `suspensionLock`.
-    private struct State {
+    struct State {
+        /// Where the group is; moves only forward (a cancel moves a phase to its cancelled
+        /// form, which it keeps until the group finishes).
+        enum Phase {
+            /// Not started: the private queue holds the children back.
+            case pending(cancelled: Bool)
+            /// Started: children run; finishes when the last one has finished.
+            case running(cancelled: Bool)
+            /// The last child finished and the group's finish is decided: no more children.
+            case finishing(cancelled: Bool)
+        }
+
+        var phase = Phase.pending(cancelled: false)
+        /// The user's `isSuspended`.
+        var userSuspended = false
         var children: [Operation] = []
         var unfinishedChildren = 0
-        var started = false
-        var finishing = false
-        var userSuspended = false
-        var cancelled = false
+        /// Errors of children that failed on their own (not echoes of the group's cancel).
         var childErrors: [any Error] = []
+
+        var hasStarted: Bool {
+            if case .pending = phase { return false }
+            return true
+        }
+
+        var isCancelled: Bool {
+            switch phase {
+            case .pending(let cancelled), .running(let cancelled), .finishing(let cancelled): return cancelled
+            }
+        }
+
+        var isFinishing: Bool {
+            if case .finishing = phase { return true }
+            return false
+        }
 
         /// The private queue runs only once the group has started, and not while the user
         /// suspends it, unless the group was cancelled (its children must then finish).
-        var queueSuspended: Bool { !started || (userSuspended && !cancelled) }
+        var queueSuspended: Bool {
+            switch phase {
+            case .pending: return true
+            case .running(let cancelled), .finishing(let cancelled): return userSuspended && !cancelled
+            }
+        }
+
+        mutating func markCancelled() {
+            switch phase {
+            case .pending: phase = .pending(cancelled: true)
+            case .running: phase = .running(cancelled: true)
+            case .finishing: phase = .finishing(cancelled: true)
+            }
+        }
+
+        mutating func markStarted() {
+            if case .pending(let cancelled) = phase { phase = .running(cancelled: cancelled) }
+        }
     }
-    private let groupLock = Lock()
-    @exclusivity(unchecked) private var group = State()  // only touched under `groupLock`
+    let groupLock = Lock()
+    @exclusivity(unchecked) var group = State()  // only touched under `groupLock`
     private let suspensionLock = Lock()
-    private let queue = ProcedureQueue()
+    let queue = GroupQueue()
 
     /// A group of `operations`, which may be empty; add more with ``addChild(_:)``.
     public init(operations: [Operation] = []) {
         super.init()
-        queue.name = "GroupProcedure"
-        queue.isSuspended = true
-        queue.owningGroup = self
+        queue.group = self
         addChildren(operations)
     }
 
     deinit {
-        // A group released without ever starting still parks its children in its suspended
-        // queue, and corelibs' queue and its operations retain each other: cancel them and
-        // let them drain, so that all of it is freed.
-        if !group.started {
-            Procedure.cancelTogether(group.children) { _ in [] }
-            queue.isSuspended = false
-        }
+        releaseChildrenIfNeverStarted()
     }
 
     // MARK: - Children
@@ -93,7 +130,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         }
     }
 
-    private func applySuspension() {
+    func applySuspension() {
         suspensionLock.withLock {
             // Under its own lock so that two threads applying it cannot leave a stale value.
             queue.isSuspended = groupLock.withLock { group.queueSuspended }
@@ -127,8 +164,10 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         startChildren()
     }
 
-    // MARK: - Internals
+    // MARK: - Adopting children
 
+    /// Every way a child arrives ends here (``addChild(_:)``, `produce` from a child, an add
+    /// to the group's queue): it is counted before its queue tracks it.
     func adoptChild(_ child: Operation) {
         // A group cannot contain itself, nor a procedure it waits for: it would never finish.
         let ownDependency = (child as? Procedure).map { child in dependencies.contains { $0 === child } } ?? false
@@ -140,7 +179,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
             return
         }
         let accepted = groupLock.withLock { () -> Bool in
-            guard !group.finishing else { return false }
+            guard !group.isFinishing else { return false }
             group.children.append(child)
             group.unfinishedChildren += 1
             return true
@@ -152,11 +191,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
                 subject: self)
             return
         }
-        // The cancel request is recorded the moment cancel() is called; a child added after
-        // that is cancelled here, one added before is in the snapshot the cancel handling takes.
-        if let cancelErrors = cancelRequest {
-            Procedure.cancelTogether([child]) { _ in Self.childCancelErrors(parentErrors: cancelErrors) }
-        }
+        cancelIfGroupCancelled(child)
         guard enqueue(child) else {
             groupLock.withLock {
                 group.unfinishedChildren -= 1
@@ -179,8 +214,15 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         return true
     }
 
-    private func startChildren() {
-        groupLock.withLock { group.started = true }
+    /// A group must not wait for one of its own children.
+    override func canDepend(on operation: Operation) -> Bool {
+        groupLock.withLock { !group.children.contains { $0 === operation } }
+    }
+
+    // MARK: - Running and finishing
+
+    func startChildren() {
+        groupLock.withLock { group.markStarted() }
         applySuspension()
         // Checked after execute() returns, so children a subclass adds after calling
         // super.execute() still count.
@@ -190,50 +232,15 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     /// A group finishes when its last child does; `finish()` from outside is misuse.
     override var finishesOnlyByItself: Bool { true }
 
-    override func startWhileCancelled() {
-        startChildren()
-    }
-
-    override func cancellationWasRequested(errors: [any Error]) {
-        cancelChildren(parentErrors: errors)
-    }
-
-    override func cancellationDidTakeEffect(errors: [any Error]) {
-        // Usually done already when the cancel was requested; repeating it is harmless.
-        cancelChildren(parentErrors: errors)
-    }
-
-    private func cancelChildren(parentErrors errors: [any Error]) {
-        let children = groupLock.withLock { () -> [Operation] in
-            group.cancelled = true
-            return group.children
-        }
-        Procedure.cancelTogether(children) { _ in Self.childCancelErrors(parentErrors: errors) }
-        applySuspension()
-    }
-
-    private static func childCancelErrors(parentErrors: [any Error]) -> [any Error] {
-        parentErrors.isEmpty ? [] : [ProcedureError.parentCancelled(errors: parentErrors)]
-    }
-
     /// A child finished (told by the group's queue, or by a plain child's sentinel).
     func childDidFinish(_ child: Operation, errors: [any Error]) {
         // Trampolined: the group may finish here, and its parent group with it, and so on;
         // nested inline, deep nesting would grow the stack one level per group.
-        Trampoline.run { self.send(.childFinished(child, errors: errors)) }
+        Trampoline.run { self.send(.operationFinished(child, errors: errors)) }
     }
 
-    /// A group must not wait for one of its own children.
-    override func canDepend(on operation: Operation) -> Bool {
-        groupLock.withLock { !group.children.contains { $0 === operation } }
-    }
-
-    override func handleChildFinished(_ child: Operation, errors: [any Error]) {
-        // A child cancelled along with the group reports echoes of the group's cancel: drop
-        // them. A child that failed on its own keeps its errors, even if the group was
-        // cancelled meanwhile.
-        let collect = !errors.isEmpty && !(child.isCancelled && groupLock.withLock { group.cancelled })
-        if collect, let procedure = child as? Procedure {
+    override func handleOperationFinished(_ child: Operation, errors: [any Error]) {
+        if !errors.isEmpty, !isEchoOfGroupCancel(child), let procedure = child as? Procedure {
             let kept = transformChildErrors(errors, from: procedure)
             groupLock.withLock { group.childErrors.append(contentsOf: kept) }
         }
@@ -243,12 +250,26 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
 
     private func finishIfDone() {
         let errors = groupLock.withLock { () -> [any Error]? in
-            guard group.started, !group.finishing, group.unfinishedChildren == 0 else { return nil }
-            group.finishing = true
+            guard group.hasStarted, !group.isFinishing, group.unfinishedChildren == 0 else { return nil }
+            group.phase = .finishing(cancelled: group.isCancelled)
             // Errors collected before a cancel are real failures; echoes of the cancel from
             // the children were never collected.
             return group.childErrors
         }
         if let errors { finishAutomatically(withErrors: errors) }
+    }
+
+    // MARK: - Cancellation (the rules and their code: GroupProcedure+Cancellation.swift)
+
+    override func cancellationWasRequested(errors: [any Error]) {
+        cancelChildren(parentErrors: errors)
+    }
+
+    override func cancellationDidTakeEffect(errors: [any Error]) {
+        cancelChildren(parentErrors: errors)  // usually done already; repeating it is harmless
+    }
+
+    override func startWhileCancelled() {
+        startChildren()
     }
 }

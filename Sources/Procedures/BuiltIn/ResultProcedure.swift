@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// A procedure that produces a value of type `Output`.
 ///

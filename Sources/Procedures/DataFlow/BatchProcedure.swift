@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// A group that runs one child procedure per element of its input array, at most `width` at
 /// a time, and outputs their outputs in the input's order.
@@ -160,7 +161,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         addChild(child)
     }
 
-    override func handleChildFinished(_ child: Operation, errors: [any Error]) {
+    override func handleOperationFinished(_ child: Operation, errors: [any Error]) {
         // Among the group's own callbacks, before the group counts the child done: the next
         // child is added, and the running ones cancelled, before the group can finish.
         let policy = self.policy
@@ -172,7 +173,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         }
         for other in others { other.cancel() }
         if ours { startNext() }
-        super.handleChildFinished(child, errors: errors)
+        super.handleOperationFinished(child, errors: errors)
     }
 
     /// Sets the output (or the partial output).

@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// A procedure that combines the elements of its input, in order, into one value, like
 /// `Sequence.reduce`.

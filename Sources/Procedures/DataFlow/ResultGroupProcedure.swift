@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// A ``GroupProcedure`` with a typed output, so that a group can be injected, bound, or
 /// awaited like any ``OutputProcedure`` — with no lock of your own.

@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 // Cycle detection. A cycle can only hold procedures that wait (none of them can ever become
 // ready), and it is complete only once its last member is added. That member already has a
@@ -13,40 +14,30 @@ extension Procedure {
 
     static func checkForCycle(through start: Procedure) {
         guard start.hasWaiters else { return }
-        let found = cycleLock.withLock { () -> (names: [String], toHandle: [Procedure])? in
+        let found = cycleLock.withLock { () -> (names: [String], cancels: CancelBatch)? in
             guard let cycle = findCycle(through: start) else { return nil }
             let names = cycle.map(\.displayName)
             let errors: [any Error] = [ProcedureError.dependencyCycle(names: names)]
             // Decided together, handled after: cancelled one by one, the first could finish
             // and release the next, which might start before its own cancel arrived.
-            var decided = false
-            var toHandle: [Procedure] = []
-            for procedure in cycle {
-                switch procedure.requestCancelWithoutHandling(errors: errors) {
-                case .notDecided: break
-                case .decided: decided = true
-                case .decidedMustDrain:
-                    decided = true
-                    toHandle.append(procedure)
-                }
-            }
-            return decided ? (names, toHandle) : nil
+            let cancels = CancelBatch(deciding: cycle) { _ in errors }
+            return cancels.decidedCount > 0 ? (names, cancels) : nil
         }
         guard let found else { return }
         ProcedureMisuse.report(
             .dependencyCycle,
             "dependency cycle \((found.names + [found.names[0]]).joined(separator: " -> ")); its procedures were cancelled so that they finish. Remove one of these dependencies.",
             subject: start)
-        for procedure in found.toHandle { procedure.drainEvents() }
+        found.cancels.handle()
     }
 
-    /// Whether a new cycle through this procedure could pass through `barrier`, which waits
-    /// for everything its queue held before it. Such a cycle ends in a waiter of this
+    /// Whether a new cycle through this procedure could pass through `barrier`, a procedure
+    /// that waits for everything its queue held before it (``waitsForEverythingBefore``). Such a cycle ends in a waiter of this
     /// procedure that the barrier waits for, so not one that waits for the barrier itself (if
     /// it did, it and the barrier would already form a cycle, found when that one closed).
     /// Without this test, every link of a chain added dependents-first behind a pending
     /// barrier would search all that the barrier waits for: quadratic.
-    private func mayCloseACycle(through barrier: BarrierProcedure) -> Bool {
+    private func mayCloseACycle(through barrier: Procedure) -> Bool {
         let waiters = lock.withLock { state.waiters }
         return waiters.contains { waiter in
             !waiter.lock.withLock { waiter.state.dependencies.contains { $0 === barrier } }
@@ -67,7 +58,7 @@ extension Procedure {
             }
             if next === start { return path.map(\.procedure) }
             guard visited.insert(ObjectIdentifier(next)).inserted else { continue }
-            if let barrier = next as? BarrierProcedure, !start.mayCloseACycle(through: barrier) { continue }
+            if next.waitsForEverythingBefore, !start.mayCloseACycle(through: next) { continue }
             path.append((next, next.waitingDependencies))
         }
         return nil

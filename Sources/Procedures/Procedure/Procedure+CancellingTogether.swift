@@ -1,8 +1,8 @@
 import Foundation
 
-// Cancelling several procedures as one act (a group's children, a dependency cycle): every
-// cancel is decided first, then all are handled, so none of them can start because another
-// was cancelled and finished first.
+// Cancelling several procedures as one act — the one mechanism for it, used by groups (their
+// children) and by cycle detection (a cycle's members): every cancel is decided first, then
+// all are handled, so none of them can start because another was cancelled and finished first.
 extension Procedure {
     /// Decides to cancel and queues the cancel event without handling it; says whether it was
     /// decided and whether the caller must then call `drainEvents()`.
@@ -24,28 +24,46 @@ extension Procedure {
     /// or finishing).
     @discardableResult
     static func cancelTogether(_ operations: [Operation], errors: (Procedure) -> [any Error]) -> Int {
-        var decided = 0
-        var toHandle: [Procedure] = []
-        var requested: [(Procedure, [any Error])] = []
-        var plain: [Operation] = []
-        for operation in operations {
-            if let procedure = operation as? Procedure {
+        let batch = CancelBatch(deciding: operations, errors: errors)
+        batch.handle()
+        return batch.decidedCount
+    }
+
+    /// A set of cancels decided together and handled later, in two steps so that a caller can
+    /// decide under a lock of its own (cycle detection does) and handle once it is released.
+    struct CancelBatch {
+        private var requested: [(Procedure, [any Error])] = []
+        private var toDrain: [Procedure] = []
+        private var plain: [Operation] = []
+
+        /// How many procedures this batch decided to cancel.
+        var decidedCount: Int { requested.count }
+
+        /// Decides every procedure's cancel and queues its event, handling none. Takes only
+        /// the procedures' own locks and runs no user code.
+        init(deciding operations: [Operation], errors: (Procedure) -> [any Error]) {
+            for operation in operations {
+                guard let procedure = operation as? Procedure else {
+                    plain.append(operation)
+                    continue
+                }
                 let procedureErrors = errors(procedure)
                 switch procedure.requestCancelWithoutHandling(errors: procedureErrors) {
                 case .notDecided: continue
                 case .decided: break
-                case .decidedMustDrain: toHandle.append(procedure)
+                case .decidedMustDrain: toDrain.append(procedure)
                 }
-                decided += 1
                 requested.append((procedure, procedureErrors))
-            } else {
-                plain.append(operation)
             }
         }
-        for operation in plain { operation.cancel() }
-        for (procedure, procedureErrors) in requested { procedure.cancellationWasRequested(errors: procedureErrors) }
-        for procedure in toHandle { procedure.drainEvents() }
-        return decided
+
+        /// Cancels the plain operations, tells each procedure its cancel was requested, then
+        /// handles the queued cancel events. Call it without holding any lock.
+        func handle() {
+            for operation in plain { operation.cancel() }
+            for (procedure, errors) in requested { procedure.cancellationWasRequested(errors: errors) }
+            for procedure in toDrain { procedure.drainEvents() }
+        }
     }
 
     /// True once a cancel has been decided (before its hooks run), and the errors so far.

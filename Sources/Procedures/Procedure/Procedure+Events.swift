@@ -40,7 +40,7 @@ extension Procedure {
         case .finish: handleFinish()
         case .produce(let operation): handleProduce(operation)
         case .lateDidFinish(let observer): observer.didFinish(self, errors: errors)
-        case .childFinished(let child, let errors): handleChildFinished(child, errors: errors)
+        case .operationFinished(let operation, let errors): handleOperationFinished(operation, errors: errors)
         case .perform(let work): work()
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// A unit of asynchronous work: subclass it, override ``execute()``, and call ``finish()``
 /// when the work is done. Add it to a ``ProcedureQueue`` to run it.
@@ -313,26 +314,36 @@ open class Procedure: Operation, @unchecked Sendable {
         if run { send(.start) }
     }
 
+    // Hooks for subclasses in this package. Each means the same for any procedure; groups are
+    // their main user (see GroupProcedure+Cancellation.swift).
+
     /// What a procedure that was cancelled before `execute()` does when its queue starts it.
-    /// The default finishes at once; a group overrides it to let its children finish first.
+    /// The default finishes at once; one with work still in flight (a group's children, say)
+    /// lets that finish first.
     func startWhileCancelled() {
         finishAutomatically()
     }
 
-    /// Called once the cancelled flag is set, before the did-cancel hooks; groups use it to
-    /// cancel their children.
+    /// Called among the cancel hooks, before the did-cancel hooks, to pass the cancel on to
+    /// work the procedure owns.
     func cancellationDidTakeEffect(errors: [any Error]) {}
 
     /// Called by `cancel()` right after a cancel was decided, on the caller's thread, even if
-    /// the cancel hooks must wait for a running callback: a group cancels its children here,
-    /// so that once `cancel()` returns no child can start uncancelled.
+    /// the cancel hooks must wait for a running callback: work the procedure owns is cancelled
+    /// here, so that once `cancel()` returns none of it can start uncancelled.
     func cancellationWasRequested(errors: [any Error]) {}
 
-    /// False for an operation this procedure must not wait for (a group's own child).
+    /// False for an operation this procedure must not wait for (one it owns, which waits
+    /// for it in turn).
     func canDepend(on operation: Operation) -> Bool { true }
 
-    /// Handles a `.childFinished` event; only groups have children.
-    func handleChildFinished(_ child: Operation, errors: [any Error]) {}
+    /// True for a procedure that its queue made depend on every operation added before it (a
+    /// barrier): cycle detection uses it to skip searches that cannot close a cycle.
+    var waitsForEverythingBefore: Bool { false }
+
+    /// Handles an `.operationFinished` event, posted by the procedure's own code when an
+    /// operation it watches finishes, so that the handling is serialised with its callbacks.
+    func handleOperationFinished(_ operation: Operation, errors: [any Error]) {}
 
     // MARK: - Producing
 

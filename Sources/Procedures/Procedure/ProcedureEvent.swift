@@ -20,9 +20,9 @@ enum ProcedureEvent {
     case produce(Operation)
     /// Late did-finish delivery to an observer added after the procedure finished.
     case lateDidFinish(any ProcedureObserver)
-    /// A group's child finished (a case of its own: groups get one per child, and a closure
-    /// would cost an allocation each).
-    case childFinished(Operation, errors: [any Error])
+    /// An operation the procedure watches finished (a group gets one per child: a case of its
+    /// own, as a closure would cost an allocation each).
+    case operationFinished(Operation, errors: [any Error])
     /// Other framework work that must be serialised with the procedure's callbacks.
     case perform(@Sendable () -> Void)
 }

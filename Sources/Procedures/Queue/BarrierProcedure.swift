@@ -14,6 +14,8 @@ final class BarrierProcedure: Procedure, @unchecked Sendable {
         name = "barrier"
     }
 
+    override var waitsForEverythingBefore: Bool { true }
+
     override func execute() {
         block?()
         finish()

@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// An `OperationQueue` for procedures (plain `Operation`s are welcome too).
 ///
@@ -32,8 +33,8 @@ import Foundation
 ///   offers no way to tell that a plain queue holds it.
 open class ProcedureQueue: OperationQueue, @unchecked Sendable {
     // @unchecked: `waiting`, `adding`, `storedDelegate` and `pendingBarrier` are guarded by
-    // `lock`; `owningGroup` is set once, before the queue is shared. (The lock also makes the
-    // runtime's exclusivity checks redundant: where they showed in profiles they are off.)
+    // `lock`. (The lock also makes the runtime's exclusivity checks redundant: where they
+    // showed in profiles they are off.)
     private let lock = Lock()
     @exclusivity(unchecked) private var waiting: [ObjectIdentifier: Procedure] = [:]
     /// Operations between reading `pendingBarrier` and landing in `waiting` or Foundation's
@@ -44,9 +45,6 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
     /// The last barrier block's procedure; operations added after it depend on it. It depends
     /// on every earlier operation, including the previous barrier.
     @exclusivity(unchecked) private var pendingBarrier: BarrierProcedure?
-
-    /// Set by a ``GroupProcedure`` on its private queue: everything added becomes its child.
-    weak var owningGroup: GroupProcedure?
 
     /// An empty queue, with Foundation's defaults (as many at once as the system allows).
     public override init() {
@@ -65,11 +63,7 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
     /// cancelled). Adding a procedure twice, to a second queue, or after it finished is
     /// ignored and reported to ``ProcedureMisuse``.
     open override func addOperation(_ operation: Operation) {
-        if let group = owningGroup {
-            group.adoptChild(operation)
-        } else {
-            enqueue(operation)
-        }
+        accept(operation)
     }
 
     /// Adds a `BlockOperation` running `block`.
@@ -86,8 +80,29 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
         if wait { for operation in operations { operation.waitUntilFinished() } }
     }
 
-    /// Adds without a group's adoption step: the group has already counted the child.
-    /// Returns false if a procedure could not be adopted (the misuse is reported).
+    // MARK: - Hooks for subclasses in this package
+
+    /// Where an operation added through the public API goes. The default enqueues it; a
+    /// subclass may take it over first (a group's queue makes it a child, which the group
+    /// then enqueues with ``enqueue(_:)``).
+    func accept(_ operation: Operation) {
+        enqueue(operation)
+    }
+
+    /// Where the procedure behind ``addBarrierBlock(_:)`` goes, once it depends on everything
+    /// added before it. Not through ``enqueue(_:)``: the delegate is not told about barriers,
+    /// and a barrier does not wait for itself.
+    func acceptBarrier(_ barrier: Procedure) {
+        _ = barrier.claim(queue: self, then: .enqueue(self))
+    }
+
+    /// Called once the queue has handled the finish of one of its procedures (delegate told,
+    /// barrier released).
+    func didFinish(_ procedure: Procedure, errors: [any Error]) {}
+
+    /// Adds `operation` to this queue: claimed and tracked until ready, then handed to
+    /// Foundation's queue. Returns false if a procedure could not be adopted (the misuse is
+    /// reported).
     @discardableResult
     func enqueue(_ operation: Operation) -> Bool {
         guard let procedure = operation as? Procedure else {
@@ -194,7 +209,7 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
         } else {
             delegate?.procedureQueue(self, didFinish: procedure, withErrors: errors)
         }
-        owningGroup?.childDidFinish(procedure, errors: errors)
+        didFinish(procedure, errors: errors)
     }
 
     // MARK: - Inspecting and cancelling
@@ -250,11 +265,7 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
             if operation.dependencies.contains(where: { $0 === procedure }) { continue }
             procedure.addDependency(operation)
         }
-        if let group = owningGroup {
-            group.adoptChild(procedure)
-        } else {
-            _ = procedure.claim(queue: self, then: .enqueue(self))
-        }
+        acceptBarrier(procedure)
     }
 
     /// Blocks until every operation, waiting procedures included, has finished. Like

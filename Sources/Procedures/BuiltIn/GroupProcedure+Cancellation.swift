@@ -1,0 +1,58 @@
+import Foundation
+
+// A group's cancellation, all of it. The rules:
+//
+// 1. Cancelling the group cancels every child at once, as one act (`cancelTogether`): no
+//    child can start because another was cancelled and finished first. It happens on the
+//    thread that calls `cancel()`, before it returns (`cancellationWasRequested`), so no
+//    child starts uncancelled afterwards; it is repeated, harmlessly, once the group's own
+//    cancel hooks run (`cancellationDidTakeEffect`).
+// 2. A child added after the cancel is cancelled as it is adopted.
+// 3. A child of a group cancelled with errors gets `ProcedureError.parentCancelled(errors:)`;
+//    a group cancelled without errors cancels its children without errors.
+// 4. The group still finishes only after every child has finished. A cancelled group runs
+//    its children even while the user suspends it (they must finish), and one cancelled
+//    before it started skips `execute()` but still starts its (cancelled) children.
+// 5. The group reports its own cancel errors, not the echoes its cancelled children report;
+//    a child that failed on its own keeps its errors, even if the group was cancelled since.
+// 6. A group released without ever starting cancels its children and lets them drain, since
+//    corelibs' queue and its operations retain each other.
+//
+// (The three overrides that hook these rules into the procedure's life must live in the
+// class body; they are at the end of GroupProcedure.swift and only call in here.)
+extension GroupProcedure {
+    /// Rules 1 and 4.
+    func cancelChildren(parentErrors errors: [any Error]) {
+        let children = groupLock.withLock { () -> [Operation] in
+            group.markCancelled()
+            return group.children
+        }
+        Procedure.cancelTogether(children) { _ in Self.childCancelErrors(parentErrors: errors) }
+        applySuspension()
+    }
+
+    /// Rule 2: the cancel request is recorded the moment `cancel()` is called; a child added
+    /// after that is cancelled here, one added before is in the snapshot `cancelChildren` takes.
+    func cancelIfGroupCancelled(_ child: Operation) {
+        if let cancelErrors = cancelRequest {
+            Procedure.cancelTogether([child]) { _ in Self.childCancelErrors(parentErrors: cancelErrors) }
+        }
+    }
+
+    private static func childCancelErrors(parentErrors: [any Error]) -> [any Error] {
+        parentErrors.isEmpty ? [] : [ProcedureError.parentCancelled(errors: parentErrors)]
+    }
+
+    /// Rule 5: a cancelled child of a cancelled group reports an echo of the group's cancel.
+    func isEchoOfGroupCancel(_ child: Operation) -> Bool {
+        child.isCancelled && groupLock.withLock { group.isCancelled }
+    }
+
+    /// Rule 6, from `deinit`.
+    func releaseChildrenIfNeverStarted() {
+        if !group.hasStarted {
+            Procedure.cancelTogether(group.children) { _ in [] }
+            queue.isSuspended = false
+        }
+    }
+}

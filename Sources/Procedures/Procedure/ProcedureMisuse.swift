@@ -1,0 +1,74 @@
+import Foundation
+import ProceduresSupport
+
+/// A programming error the library detected and survived.
+///
+/// Misuse never crashes and never hangs silently: the library ignores the offending call (or,
+/// for a dependency cycle, cancels the procedures involved so they finish) and reports it
+/// here. The default handler writes one line to standard error; install your own with
+/// ``ProcedureMisuse/handler`` to route reports to your logger or, in tests, to assert on them.
+///
+/// ```swift
+/// ProcedureMisuse.handler = { report in logger.warning("\(report)") }
+/// ```
+public struct ProcedureMisuse: Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Kind: String, Sendable, Equatable {
+        /// `finish` was called on a procedure that had already begun finishing.
+        case finishedTwice
+        /// `finish` was called on a procedure that finishes by itself (a ``GroupProcedure``).
+        case finishedByHand
+        /// `start()` was called by something other than the procedure's queue, or twice.
+        case startedOutsideQueue
+        /// The procedure was added to the queue it already belongs to.
+        case addedTwice
+        /// The procedure was added to a second queue; a procedure runs on exactly one queue.
+        case addedToSecondQueue
+        /// A procedure that has already finished (or begun finishing) was added to a queue.
+        case addedAfterFinishing
+        /// A child was added to a ``GroupProcedure`` that has begun finishing.
+        case childAddedToFinishingGroup
+        /// `addDependency` or `removeDependency` was called after the procedure was enqueued
+        /// or started, or a procedure was made to depend on itself.
+        case invalidDependency
+        /// The queue found a dependency cycle; the procedures in it were cancelled.
+        case dependencyCycle
+        /// `produce(_:)` was called on a procedure that is not running on a queue.
+        case produceWithoutQueue
+        /// A delay that is not a number was given to a ``DelayProcedure``.
+        case invalidDelay
+        /// A width below 1 was given to a ``BatchProcedure``; it runs one element at a time.
+        case invalidWidth
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// One sentence on what happened and what to do instead.
+    public let message: String
+    /// The object the misuse concerns (a procedure, usually), for filtering in tests.
+    public let subject: ObjectIdentifier?
+
+    /// The report as one line.
+    public var description: String { "Procedures misuse (\(kind.rawValue)): \(message)" }
+
+    private static let storage = LockedValue<@Sendable (ProcedureMisuse) -> Void>(Self.printToStandardError)
+
+    /// Receives every misuse report. Defaults to ``printToStandardError(_:)``.
+    ///
+    /// It is called on the thread that made the mistake, without any library lock held.
+    public static var handler: @Sendable (ProcedureMisuse) -> Void {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
+    }
+
+    /// The default handler: one line on standard error.
+    @Sendable public static func printToStandardError(_ report: ProcedureMisuse) {
+        FileHandle.standardError.write(Data((report.description + "\n").utf8))
+    }
+
+    static func report(_ kind: Kind, _ message: String, subject: AnyObject?) {
+        let report = ProcedureMisuse(
+            kind: kind, message: message, subject: subject.map(ObjectIdentifier.init))
+        handler(report)
+    }
+}

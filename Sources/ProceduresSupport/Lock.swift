@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A small non-recursive mutex over `pthread_mutex_t`.
+///
+/// Measured on the target machine a pthread mutex costs about 3 ns uncontended, against 5 ns
+/// for `NSLock` and 12 ns for `Synchronization.Mutex`; every procedure takes it a dozen times
+/// in its life, so the cheapest primitive is worth a tiny wrapper.
+///
+/// The mutex lives in its own allocation so its address never moves, which pthreads requires.
+/// Rule for every caller in this package: never call user code, Foundation's `didChangeValue`
+/// or another object's lock-taking method while holding one of these.
+///
+/// `public` rather than `package` (this module is no product, so nothing outside the package
+/// links it): this toolchain inlines `@inlinable package` methods only within their own
+/// module, and an out-of-line generic `withLock` cost S1 about 10% more instructions.
+public final class Lock: @unchecked Sendable {
+    // @unchecked: the only state is the pthread mutex, which is itself the synchronisation.
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    public init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let status = pthread_mutex_init(mutex, nil)
+        precondition(status == 0, "pthread_mutex_init failed: \(status)")
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    @inlinable @inline(__always)
+    public func lock() { pthread_mutex_lock(mutex) }
+
+    @inlinable @inline(__always)
+    public func unlock() { pthread_mutex_unlock(mutex) }
+
+    @inlinable @inline(__always)
+    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}
+
+/// A value guarded by a ``Lock``: the state lives next to the lock that protects it.
+public final class LockedValue<Value> {
+    @usableFromInline let lock = Lock()
+    @usableFromInline var value: Value
+
+    public init(_ value: Value) { self.value = value }
+
+    @inlinable @inline(__always)
+    public func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        try lock.withLock { try body(&value) }
+    }
+}
+
+// @unchecked: `value` is only read or written inside `withLock`, under `lock`; the box is
+// Sendable only when what it guards may cross threads.
+extension LockedValue: @unchecked Sendable where Value: Sendable {}

@@ -1,0 +1,36 @@
+/// Runs work from a per-thread loop instead of nesting it.
+///
+/// Why: when a group's last child finishes, the group finishes inside the child's finish, and
+/// its parent group inside that, one stack level per level of nesting: thousands of nested
+/// groups would overflow a worker's stack. Work handed to ``run(_:)`` while this thread is
+/// already inside ``run(_:)`` is queued and runs after the current work returns, in order, so
+/// the depth stays constant. (Streams have their own loop, `StreamTrampoline`, which queues
+/// streams rather than closures.)
+package enum Trampoline {
+    private final class Queue {
+        var work: [() -> Void] = []
+        var running = false
+    }
+
+    private static let queues = PerThread { Queue() }
+    private static var current: Queue { queues.current }
+
+    /// Runs `work` now, or, if this thread is already running trampolined work, right after it.
+    package static func run(_ work: @escaping () -> Void) {
+        let queue = current
+        if queue.running {
+            queue.work.append(work)
+            return
+        }
+        queue.running = true
+        work()
+        var index = 0
+        while index < queue.work.count {
+            let next = queue.work[index]
+            index += 1
+            next()
+        }
+        queue.work.removeAll(keepingCapacity: queue.work.capacity <= 64)
+        queue.running = false
+    }
+}
