@@ -35,6 +35,13 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     // (directly, or by the injection's will-execute observer) and read by execute(); the
     // other stored properties are immutable.
 
+    /// How children are made: transforms (always `TransformProcedure<Element, Output>`), or
+    /// any output procedure.
+    private enum Maker {
+        case transform(@Sendable (Element) -> Procedure)
+        case custom(@Sendable (Element) -> any OutputProcedure<Output>)
+    }
+
     /// What a failing element does to the others.
     public enum FailurePolicy: Sendable {
         /// The other elements run to the end; the batch reports every failure (the default).
@@ -46,7 +53,10 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     private struct State {
         var elements: [Element] = []
         /// The children made so far; the one at index i is element i's.
-        var made: [any OutputProcedure<Output>] = []
+        var made: [Procedure] = []
+        /// The same children with their output type, for children made by `makeChild:`
+        /// (transform children are read as what they are, which costs less).
+        var custom: [any OutputProcedure<Output>] = []
         /// The unfinished children.
         var running = Set<ObjectIdentifier>()
         var started = false
@@ -56,7 +66,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
 
     private let width: Int
     private let policy: FailurePolicy
-    private let makeChild: @Sendable (Element) -> any OutputProcedure<Output>
+    private let maker: Maker
     private let batchLock = Lock()
     @exclusivity(unchecked) private var batch = State()  // only touched under `batchLock`
 
@@ -74,16 +84,20 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     ///   - onFailure: what a failing element does to the others.
     ///   - makeChild: a new procedure for an element (never one already on a queue or in a
     ///     group); called once per element, in order, as the element starts.
-    public init(
+    public convenience init(
         input: [Element]? = nil,
         width: Int = ProcessInfo.processInfo.activeProcessorCount,
         onFailure: FailurePolicy = .runRemaining,
         makeChild: @escaping @Sendable (Element) -> any OutputProcedure<Output>
     ) {
+        self.init(input: input, width: width, onFailure: onFailure, maker: .custom(makeChild))
+    }
+
+    private init(input: [Element]?, width: Int, onFailure: FailurePolicy, maker: Maker) {
         self.input = input
         self.width = max(width, 1)
         self.policy = onFailure
-        self.makeChild = makeChild
+        self.maker = maker
         super.init()
         if width < 1 {
             ProcedureMisuse.report(
@@ -102,9 +116,9 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         // The type is looked up once here, not once per element: in generic code each lookup
         // costs as much as a small procedure.
         let childType = TransformProcedure<Element, Output>.self
-        self.init(input: input, width: width, onFailure: onFailure) { element in
+        self.init(input: input, width: width, onFailure: onFailure, maker: .transform({ element in
             childType.init(input: element, transform)
-        }
+        }))
     }
 
     /// A batch that runs `operation` on each element in a `Task` (an `async`
@@ -116,9 +130,9 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         operation: @escaping @Sendable (Element) async throws -> Output
     ) {
         let childType = TransformProcedure<Element, Output>.self
-        self.init(input: input, width: width, onFailure: onFailure) { element in
+        self.init(input: input, width: width, onFailure: onFailure, maker: .transform({ element in
             childType.init(input: element, operation: operation)
-        }
+        }))
     }
 
     /// The outputs of the children that succeeded, in input order (nil for the others), for a
@@ -153,10 +167,22 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         // Made outside the lock (it is user code), then recorded in order: only one thread
         // makes children at a time (the batch's execute, then its child-finished handling,
         // which never overlap), so the order of `made` is the order of the elements.
-        let child = makeChild(element)
-        batchLock.withLock {
-            batch.made.append(child)
-            batch.running.insert(ObjectIdentifier(child))
+        let child: Procedure
+        switch maker {
+        case .transform(let make):
+            child = make(element)
+            batchLock.withLock {
+                batch.made.append(child)
+                batch.running.insert(ObjectIdentifier(child))
+            }
+        case .custom(let make):
+            let made = make(element)
+            child = made
+            batchLock.withLock {
+                batch.made.append(child)
+                batch.custom.append(made)
+                batch.running.insert(ObjectIdentifier(child))
+            }
         }
         addChild(child)
     }
@@ -165,7 +191,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         // Among the group's own callbacks, before the group counts the child done: the next
         // child is added, and the running ones cancelled, before the group can finish.
         let policy = self.policy
-        let (ours, others) = batchLock.withLock { () -> (Bool, [any OutputProcedure<Output>]) in
+        let (ours, others) = batchLock.withLock { () -> (Bool, [Procedure]) in
             guard batch.running.remove(ObjectIdentifier(child)) != nil else { return (false, []) }
             guard !errors.isEmpty, policy == .cancelRemaining, !batch.stopped else { return (true, []) }
             batch.stopped = true
@@ -180,17 +206,26 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     public override func procedureWillFinish(withErrors errors: [any Error]) {
         let succeeded = errors.isEmpty && !isCancelled
         let elementCount = input?.count ?? 0
-        let made = batchLock.withLock { () -> [any OutputProcedure<Output>] in
+        let (made, custom) = batchLock.withLock { () -> ([Procedure], [any OutputProcedure<Output>]) in
             defer {
                 batch.made = []
+                batch.custom = []
                 batch.elements = []
             }
-            return batch.made
+            return (batch.made, batch.custom)
         }
         // Read outside our lock: each output takes its child's own locks.
-        var outputs: [Output?] = made.map { child in
-            guard !child.isCancelled, child.errors.isEmpty else { return nil }
-            return child.output
+        var outputs: [Output?]
+        switch maker {
+        case .transform:
+            let childType = TransformProcedure<Element, Output>.self
+            outputs = made.map { child in
+                child.isCancelled || !child.errors.isEmpty ? nil : unsafeDowncast(child, to: childType).output
+            }
+        case .custom:
+            outputs = custom.map { child in
+                child.isCancelled || !child.errors.isEmpty ? nil : child.output
+            }
         }
         // Elements never started (after a cancel or a failure, or before the batch executed).
         if outputs.count < elementCount {
