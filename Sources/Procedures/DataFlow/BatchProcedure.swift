@@ -59,7 +59,6 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         var custom: [any OutputProcedure<Output>] = []
         /// The unfinished children.
         var running = Set<ObjectIdentifier>()
-        var started = false
         var stopped = false
         var partial: [Output?]?
     }
@@ -147,7 +146,6 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
             return
         }
         batchLock.withLock {
-            batch.started = true
             batch.elements = elements
             batch.made.reserveCapacity(elements.count)
             batch.running.reserveCapacity(min(width, elements.count))
