@@ -12,9 +12,9 @@ import ProceduresSupport
 ///
 /// The child for each element is made by the closure you give: a synchronous or `async`
 /// transform of the element (a ``TransformProcedure`` each), or, with `makeChild:`, any
-/// ``OutputProcedure`` you make from the element. Children are made in input order as they
-/// start: the first `width` when the batch executes, then one each time a child finishes, so
-/// no more than `width` exist unfinished at once.
+/// ``OutputProcedure`` you make from the element. Children are made as elements start, in
+/// input order: the first `width` when the batch executes, then one each time a child
+/// finishes (on that child's thread), so no more than `width` exist unfinished at once.
 ///
 /// **Failures.** A child's errors are the batch's errors (the batch fails; ``output`` is nil
 /// and ``partialOutput`` holds the outputs of the children that succeeded). With
@@ -52,11 +52,13 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
 
     private struct State {
         var elements: [Element] = []
-        /// The children made so far; the one at index i is element i's.
-        var made: [Procedure] = []
+        /// The children made so far, at their element's index.
+        var made: [Procedure?] = []
         /// The same children with their output type, for children made by `makeChild:`
         /// (transform children are read as what they are, which costs less).
-        var custom: [any OutputProcedure<Output>] = []
+        var custom: [(any OutputProcedure<Output>)?] = []
+        /// How many elements have been claimed (their children made or being made).
+        var next = 0
         /// The unfinished children.
         var running = Set<ObjectIdentifier>()
         var stopped = false
@@ -147,7 +149,8 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         }
         batchLock.withLock {
             batch.elements = elements
-            batch.made.reserveCapacity(elements.count)
+            batch.made = Array(repeating: nil, count: elements.count)
+            if case .custom = maker { batch.custom = Array(repeating: nil, count: elements.count) }
             batch.running.reserveCapacity(min(width, elements.count))
         }
         for _ in 0..<min(width, elements.count) { startNext() }
@@ -157,54 +160,54 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     private func startNext() {
         // The request, not `isCancelled`: no element starts once a cancel is asked for.
         guard cancelRequest == nil else { return }
-        guard let element = batchLock.withLock({ () -> Element? in
-            let next = batch.made.count
-            guard !batch.stopped, next < batch.elements.count else { return nil }
-            return batch.elements[next]
+        guard let (index, element) = batchLock.withLock({ () -> (Int, Element)? in
+            guard !batch.stopped, batch.next < batch.elements.count else { return nil }
+            defer { batch.next += 1 }
+            return (batch.next, batch.elements[batch.next])
         }) else { return }
-        // Made outside the lock (it is user code), then recorded in order: only one thread
-        // makes children at a time (the batch's execute, then its child-finished handling,
-        // which never overlap), so the order of `made` is the order of the elements.
+        // Made outside the lock (it is user code); children of several elements may be made
+        // at once, on the threads of the children that finished before them.
         let child: Procedure
         switch maker {
         case .transform(let make):
             child = make(element)
             batchLock.withLock {
-                batch.made.append(child)
+                batch.made[index] = child
                 batch.running.insert(ObjectIdentifier(child))
             }
         case .custom(let make):
             let made = make(element)
             child = made
             batchLock.withLock {
-                batch.made.append(child)
-                batch.custom.append(made)
+                batch.made[index] = child
+                batch.custom[index] = made
                 batch.running.insert(ObjectIdentifier(child))
             }
         }
+        // Did-finish observers run on the finishing child's thread, before the group counts
+        // it done: the next element starts there, in parallel with the others, and the group
+        // cannot finish before it has been added.
+        child.addDidFinishBlockObserver { [weak self] child, errors in self?.childFinished(child, errors: errors) }
         addChild(child)
     }
 
-    override func handleOperationFinished(_ child: Operation, errors: [any Error]) {
-        // Among the group's own callbacks, before the group counts the child done: the next
-        // child is added, and the running ones cancelled, before the group can finish.
+    private func childFinished(_ child: Procedure, errors: [any Error]) {
         let policy = self.policy
-        let (ours, others) = batchLock.withLock { () -> (Bool, [Procedure]) in
-            guard batch.running.remove(ObjectIdentifier(child)) != nil else { return (false, []) }
-            guard !errors.isEmpty, policy == .cancelRemaining, !batch.stopped else { return (true, []) }
+        let others = batchLock.withLock { () -> [Procedure] in
+            batch.running.remove(ObjectIdentifier(child))
+            guard !errors.isEmpty, policy == .cancelRemaining, !batch.stopped else { return [] }
             batch.stopped = true
-            return (true, batch.made.filter { batch.running.contains(ObjectIdentifier($0)) })
+            return batch.made.compactMap { $0 }.filter { batch.running.contains(ObjectIdentifier($0)) }
         }
         for other in others { other.cancel() }
-        if ours { startNext() }
-        super.handleOperationFinished(child, errors: errors)
+        startNext()
     }
 
     /// Sets the output (or the partial output).
     public override func procedureWillFinish(withErrors errors: [any Error]) {
         let succeeded = errors.isEmpty && !isCancelled
         let elementCount = input?.count ?? 0
-        let (made, custom) = batchLock.withLock { () -> ([Procedure], [any OutputProcedure<Output>]) in
+        let (made, custom) = batchLock.withLock { () -> ([Procedure?], [(any OutputProcedure<Output>)?]) in
             defer {
                 batch.made = []
                 batch.custom = []
@@ -218,14 +221,16 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         case .transform:
             let childType = TransformProcedure<Element, Output>.self
             outputs = made.map { child in
-                child.isCancelled || !child.errors.isEmpty ? nil : unsafeDowncast(child, to: childType).output
+                guard let child, !child.isCancelled, child.errors.isEmpty else { return nil }
+                return unsafeDowncast(child, to: childType).output
             }
         case .custom:
             outputs = custom.map { child in
-                child.isCancelled || !child.errors.isEmpty ? nil : child.output
+                guard let child, !child.isCancelled, child.errors.isEmpty else { return nil }
+                return child.output
             }
         }
-        // Elements never started (after a cancel or a failure, or before the batch executed).
+        // A batch that never executed has no slots yet.
         if outputs.count < elementCount {
             outputs.append(contentsOf: repeatElement(nil, count: elementCount - outputs.count))
         }
