@@ -51,6 +51,11 @@ public final class Lock: @unchecked Sendable {
 }
 
 /// A value guarded by a ``Lock``: the state lives next to the lock that protects it.
+///
+/// Never a bare closure (or an optional one) as `Value`: a function stored in generic storage
+/// is held at the most general abstraction, and `withLock`'s `inout` writes it back wrapped in
+/// fresh reabstraction thunks on every access, so each later call costs more and finally
+/// overflows the stack. Keep a closure in a field of its own type (see `ProcedureMisuse`).
 public final class LockedValue<Value> {
     @usableFromInline let lock = Lock()
     @usableFromInline var value: Value

@@ -72,14 +72,12 @@ extension Procedure {
         return future
     }
 
-    /// A finished procedure's outcome as a future result, or nil when it succeeded.
+    /// A finished procedure's outcome as a future result, or nil when it succeeded. Cancelled
+    /// wins over errors: a future's consumers see `.cancelled` (compare `ProcedureQueue.run`,
+    /// which throws the error that says why).
     static func outcome<Value>(cancelled: Bool, errors: [any Error]) -> FutureResult<Value>? {
         if cancelled { return .cancelled }
-        switch errors.count {
-        case 0: return nil
-        case 1: return .failure(errors[0])
-        default: return .failure(ProcedureError.multiple(errors: errors))
-        }
+        return failure(from: errors).map { .failure($0) }
     }
 }
 

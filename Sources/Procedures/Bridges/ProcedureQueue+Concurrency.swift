@@ -39,11 +39,12 @@ extension ProcedureQueue {
                     // Unlike a future's `.cancelled`, a thrown error can carry why the procedure
                     // was cancelled (say, its injected input failed): only a bare cancel is a
                     // CancellationError.
-                    switch errors.count {
-                    case 0 where procedure.isCancelled: continuation.resume(throwing: CancellationError())
-                    case 0: continuation.resume()
-                    case 1: continuation.resume(throwing: errors[0])
-                    default: continuation.resume(throwing: ProcedureError.multiple(errors: errors))
+                    if let failure = Procedure.failure(from: errors) {
+                        continuation.resume(throwing: failure)
+                    } else if procedure.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                    } else {
+                        continuation.resume()
                     }
                 }
                 if !procedure.isEnqueued { addOperation(procedure) }

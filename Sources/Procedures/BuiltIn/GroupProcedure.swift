@@ -25,6 +25,13 @@ import ProceduresSupport
 /// so it finishes promptly. A group cancelled before it started never calls `execute()`, but
 /// still lets its (cancelled) children finish first.
 ///
+/// The group's will-add and did-add observers hear of every child once: the children given
+/// to `init` when the group starts them (before any of them can start), every child added
+/// later when it is added, and the operations its children ``Procedure/produce(_:)``. Like
+/// every callback of the group they never overlap another one: reported while another
+/// callback of the group runs, they wait for it, so a child may then have started before its
+/// will-add observers run. A child that cannot be adopted gets no did-add.
+///
 /// A child belongs to the group from the moment it is added: it counts as enqueued, and
 /// adding it to a queue or another group is reported as misuse. A child that cannot be
 /// adopted (already finished, already on a queue, the group itself, or one of the group's own
@@ -55,6 +62,11 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         var unfinishedChildren = 0
         /// Errors of children that failed on their own (not echoes of the group's cancel).
         var childErrors: [any Error] = []
+        /// True while `init` adopts the children it was given; they are reported to the
+        /// will-add and did-add observers when the group starts them.
+        var adoptingInitialChildren = false
+        /// The children given to `init`, until the group starts them and reports them.
+        var initialChildren: [Operation] = []
 
         var hasStarted: Bool {
             if case .pending = phase { return false }
@@ -102,7 +114,9 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     public init(operations: [Operation] = []) {
         super.init()
         queue.group = self
+        group.adoptingInitialChildren = true  // not shared yet: no lock needed
         addChildren(operations)
+        group.adoptingInitialChildren = false
     }
 
     deinit {
@@ -178,12 +192,17 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
                 subject: self)
             return
         }
-        let accepted = groupLock.withLock { () -> Bool in
-            guard !group.isFinishing else { return false }
+        let (accepted, initial) = groupLock.withLock { () -> (Bool, Bool) in
+            guard !group.isFinishing else { return (false, group.adoptingInitialChildren) }
             group.children.append(child)
             group.unfinishedChildren += 1
-            return true
+            if group.adoptingInitialChildren { group.initialChildren.append(child) }
+            return (true, group.adoptingInitialChildren)
         }
+        // Children given to init are reported when the group starts them; the others now,
+        // through the group's events so that the observers never overlap its other callbacks.
+        let report = accepted && !initial && !observers.isEmpty
+        if report { reportAddition(of: child, will: true) }
         guard accepted else {
             ProcedureMisuse.report(
                 .childAddedToFinishingGroup,
@@ -200,6 +219,17 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
             send(.perform { [self] in finishIfDone() })
             return
         }
+        if report { reportAddition(of: child, will: false) }
+    }
+
+    /// Tells the will-add (or did-add) observers about `child`: right away if no other
+    /// callback of the group is running, else right after it.
+    private func reportAddition(of child: Operation, will: Bool) {
+        send(.perform { [self] in
+            for observer in observers {
+                if will { observer.procedure(self, willAdd: child) } else { observer.procedure(self, didAdd: child) }
+            }
+        })
     }
 
     /// Hands a child to the private queue; false if it could not be adopted (reported).
@@ -222,8 +252,20 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     // MARK: - Running and finishing
 
     func startChildren() {
+        // Runs among the group's callbacks (execute, or the start of a cancelled group).
+        let initial = groupLock.withLock { () -> [Operation] in
+            defer { group.initialChildren = [] }
+            return group.initialChildren
+        }
+        let observers = initial.isEmpty ? [] : self.observers
+        for child in initial {
+            for observer in observers { observer.procedure(self, willAdd: child) }
+        }
         groupLock.withLock { group.markStarted() }
         applySuspension()
+        for child in initial {
+            for observer in observers { observer.procedure(self, didAdd: child) }
+        }
         // Checked after execute() returns, so children a subclass adds after calling
         // super.execute() still count.
         post(.perform { [self] in finishIfDone() })

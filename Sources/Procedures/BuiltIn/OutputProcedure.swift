@@ -29,7 +29,7 @@ extension InputProcedure {
     /// If `source` failed, was cancelled, or finished without an output, this procedure is
     /// cancelled instead, with ``ProcedureError/dependencyFailed(name:errors:)``,
     /// ``ProcedureError/dependencyCancelled(name:errors:)`` or
-    /// ``ProcedureError/dependencyProducedNoOutput(name:)``, so it never executes with a
+    /// ``ProcedureError/noOutput(name:)``, so it never executes with a
     /// missing input. `source` may already have finished. Call it before adding this
     /// procedure to a queue, like any dependency.
     ///

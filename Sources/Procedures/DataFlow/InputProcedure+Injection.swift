@@ -32,13 +32,13 @@ extension InputProcedure {
 
     /// Like ``injectResult(from:)``, for a source whose output is optional: a `nil` output
     /// counts as no output, and cancels this procedure with
-    /// ``ProcedureError/dependencyProducedNoOutput(name:)``.
+    /// ``ProcedureError/noOutput(name:)``.
     public func injectResult<Source: OutputProcedure>(from source: Source) where Source.Output == Input? {
         addDependency(source)
         addWillExecuteBlockObserver { procedure in
             switch InputInjection.value(from: source) {
             case .success(.some(let value)): procedure.input = value
-            case .success(.none): procedure.cancel(withError: ProcedureError.dependencyProducedNoOutput(name: source.displayName))
+            case .success(.none): procedure.cancel(withError: ProcedureError.noOutput(name: source.displayName))
             case .failure(let error): procedure.cancel(withError: error)
             }
         }
@@ -77,7 +77,7 @@ enum InputInjection {
         let errors = source.errors
         if source.isCancelled { return .failure(.dependencyCancelled(name: name, errors: errors)) }
         if !errors.isEmpty { return .failure(.dependencyFailed(name: name, errors: errors)) }
-        guard let output = source.output else { return .failure(.dependencyProducedNoOutput(name: name)) }
+        guard let output = source.output else { return .failure(.noOutput(name: name)) }
         return .success(output)
     }
 }

@@ -20,7 +20,7 @@ extension ObservableProcedure {
         addObserver(BlockObserver<Self>(didExecute: block))
     }
 
-    /// Calls `block` before `isCancelled` becomes true. See ``ProcedureObserver/willCancel(_:errors:)``.
+    /// Calls `block` when the procedure is cancelled, before the did-cancel hooks. See ``ProcedureObserver/willCancel(_:errors:)``.
     public func addWillCancelBlockObserver(_ block: @escaping @Sendable (Self, [any Error]) -> Void) {
         addObserver(BlockObserver<Self>(willCancel: block))
     }
@@ -38,12 +38,14 @@ extension ObservableProcedure {
         addObserver(BlockObserver<Self>(didCancel: block))
     }
 
-    /// Calls `block` before a produced operation is added to the queue.
+    /// Calls `block` before a produced operation is added to the queue (for a
+    /// ``GroupProcedure``, before a child is added). See ``ProcedureObserver/procedure(_:willAdd:)``.
     public func addWillAddOperationBlockObserver(_ block: @escaping @Sendable (Self, Operation) -> Void) {
         addObserver(BlockObserver<Self>(willAdd: block))
     }
 
-    /// Calls `block` after a produced operation was added to the queue.
+    /// Calls `block` after a produced operation was added to the queue (for a
+    /// ``GroupProcedure``, after a child was added). See ``ProcedureObserver/procedure(_:didAdd:)``.
     public func addDidAddOperationBlockObserver(_ block: @escaping @Sendable (Self, Operation) -> Void) {
         addObserver(BlockObserver<Self>(didAdd: block))
     }

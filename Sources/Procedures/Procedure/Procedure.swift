@@ -33,10 +33,11 @@ import ProceduresSupport
 ///   (whenever `finish` is called) `procedureWillFinish(withErrors:)` → will-finish observers →
 ///   `isFinished` becomes true and dependents are released → `procedureDidFinish(withErrors:)`
 ///   → did-finish observers.
-/// - Cancelled: `procedureWillCancel(withErrors:)` → will-cancel observers → `isCancelled`
-///   becomes true → `procedureDidCancel(withErrors:)` → did-cancel observers. This happens at
-///   most once, and never once the procedure has begun finishing (the first of cancel and
-///   finish wins).
+/// - Cancelled: `isCancelled` becomes true the moment `cancel()` accepts the request (even
+///   while `execute()` runs, so code polling it there sees it), then, as soon as no other
+///   callback runs: `procedureWillCancel(withErrors:)` → will-cancel observers →
+///   `procedureDidCancel(withErrors:)` → did-cancel observers. This happens at most once, and
+///   never once the procedure has begun finishing (the first of cancel and finish wins).
 /// - Cancelled before it started: `execute()` is never called. The procedure is ready at once
 ///   (it no longer waits for its dependencies) and finishes, carrying the cancel errors, as
 ///   soon as its queue starts it.
@@ -66,7 +67,7 @@ open class Procedure: Operation, @unchecked Sendable {
         finish()
     }
 
-    /// Called before the procedure becomes cancelled, before will-cancel observers.
+    /// The first cancel hook (``isCancelled`` is already true), before will-cancel observers.
     open func procedureWillCancel(withErrors errors: [any Error]) {}
 
     /// Called once the procedure is cancelled, before did-cancel observers. Override it in a
@@ -99,16 +100,18 @@ open class Procedure: Operation, @unchecked Sendable {
     /// True once the procedure has finished (and for good).
     public final override var isFinished: Bool { lock.withLock { state.phase == .finished } }
 
-    /// True once the procedure is cancelled. It becomes true after the will-cancel hooks ran.
+    /// True once `cancel()` has accepted a cancel request, as for any `Operation`: at once,
+    /// even while `execute()` runs and the cancel hooks wait for it to return. Code that polls
+    /// it inside a long `execute()` sees it and can stop.
     public final override var isCancelled: Bool {
-        lock.withLock { state.cancellation == .cancelled }
+        lock.withLock { state.cancellation != .none }
     }
 
     /// True once every dependency has finished, or once the procedure is cancelled.
     public final override var isReady: Bool {
         let (cancelled, phase, dependencies, firstAsk) = lock.withLock {
             defer { if state.phase == .initial { state.listensForReadiness = true } }
-            return (state.cancellation == .cancelled, state.phase, state.dependencies, !state.listensForReadiness)
+            return (state.cancellation != .none, state.phase, state.dependencies, !state.listensForReadiness)
         }
         if cancelled { return true }
         if phase >= .ready { return super.isReady }
@@ -224,10 +227,10 @@ open class Procedure: Operation, @unchecked Sendable {
     /// Asks the procedure to stop, recording `errors`.
     ///
     /// Only the first cancel has an effect, and none once the procedure has begun finishing.
-    /// The cancel hooks run right away on this thread, or, if another callback of the
-    /// procedure is running, right after it returns; `isCancelled` becomes true between the
-    /// will-cancel and the did-cancel hooks. A procedure that has not started will not
-    /// execute; one that is executing must finish itself.
+    /// `isCancelled` is true as soon as the request is accepted, before this returns. The
+    /// cancel hooks run right away on this thread, or, if another callback of the procedure is
+    /// running (`execute()`, say), right after it returns. A procedure that has not started
+    /// will not execute; one that is executing must finish itself.
     public final func cancel(withErrors errors: [any Error]) {
         var decided = false
         send { state in

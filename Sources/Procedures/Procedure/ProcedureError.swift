@@ -11,15 +11,19 @@ public enum ProcedureError: Error, Sendable, CustomStringConvertible {
     case dependencyFailed(name: String, errors: [any Error])
     /// The procedure whose result was to be injected (named) was cancelled.
     case dependencyCancelled(name: String, errors: [any Error])
-    /// The procedure whose result was to be injected (named) finished without an output.
-    case dependencyProducedNoOutput(name: String)
-    /// The procedure (named) finished without errors but without an output either.
+    /// The procedure (named) finished without errors but without an output either: thrown
+    /// when it is awaited or its output future is taken, and the cancel error of a procedure
+    /// whose input was to be injected from it.
     case noOutput(name: String)
     /// A procedure failed with several errors; they are all here, in order.
     case multiple(errors: [any Error])
     /// The procedure (named) needs an input and executed without one (a
     /// ``TransformProcedure`` whose input was neither set nor injected).
     case missingInput(name: String)
+
+    /// The procedure whose result was to be injected (named) finished without an output.
+    @available(*, deprecated, renamed: "noOutput(name:)", message: "one case now names a procedure that finished without an output")
+    public static func dependencyProducedNoOutput(name: String) -> ProcedureError { .noOutput(name: name) }
 
     /// A one-line explanation.
     public var description: String {
@@ -34,8 +38,6 @@ public enum ProcedureError: Error, Sendable, CustomStringConvertible {
             return "\(name) failed with \(errors)"
         case .dependencyCancelled(let name, let errors):
             return errors.isEmpty ? "\(name) was cancelled" : "\(name) was cancelled with \(errors)"
-        case .dependencyProducedNoOutput(let name):
-            return "\(name) finished without an output"
         case .noOutput(let name):
             return "\(name) finished without an output"
         case .multiple(let errors):

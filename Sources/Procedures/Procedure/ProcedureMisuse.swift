@@ -51,14 +51,41 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
     /// The report as one line.
     public var description: String { "Procedures misuse (\(kind.rawValue)): \(message)" }
 
-    private static let storage = LockedValue<@Sendable (ProcedureMisuse) -> Void>(Self.printToStandardError)
+    private static let storage = HandlerStorage()
 
     /// Receives every misuse report. Defaults to ``printToStandardError(_:)``.
     ///
     /// It is called on the thread that made the mistake, without any library lock held.
     public static var handler: @Sendable (ProcedureMisuse) -> Void {
-        get { storage.withLock { $0 } }
-        set { storage.withLock { $0 = newValue } }
+        get { storage.handler }
+        set { storage.handler = newValue }
+    }
+
+    /// Where ``handler`` lives: a field of the closure's own type, never generic storage.
+    ///
+    /// Kept in a `LockedValue`, the closure was stored at the generic (most general)
+    /// abstraction, and every read through `withLock`'s `inout` wrote it back wrapped in two
+    /// more reabstraction thunks: each report cost more than the last, and after about
+    /// 100,000 reads calling it overflowed the stack.
+    private final class HandlerStorage: @unchecked Sendable {
+        // @unchecked: `stored` is only read or written under `lock`.
+        private let lock = Lock()
+        private var stored: @Sendable (ProcedureMisuse) -> Void = ProcedureMisuse.printToStandardError
+
+        var handler: @Sendable (ProcedureMisuse) -> Void {
+            get {
+                lock.lock()
+                defer { lock.unlock() }
+                return stored
+            }
+            set {
+                lock.lock()
+                var old = newValue
+                swap(&stored, &old)
+                lock.unlock()
+                _ = old  // the previous handler (and what it captured) is released after unlocking
+            }
+        }
     }
 
     /// The default handler: one line on standard error.

@@ -15,14 +15,17 @@ public protocol ProcedureObserver: Sendable {
     func willExecute(_ procedure: Procedure)
     /// After `execute()` returns (the procedure may still be running asynchronously).
     func didExecute(_ procedure: Procedure)
-    /// Before `isCancelled` becomes true. Runs at most once, and never for a procedure that has
+    /// The procedure was cancelled (`isCancelled` is already true); before
+    /// `procedureDidCancel(withErrors:)`. Runs at most once, and never for a procedure that has
     /// begun finishing.
     func willCancel(_ procedure: Procedure, errors: [any Error])
-    /// After `isCancelled` became true and `procedureDidCancel(withErrors:)` ran.
+    /// After the will-cancel hooks and `procedureDidCancel(withErrors:)` ran.
     func didCancel(_ procedure: Procedure, errors: [any Error])
-    /// Before an operation made by ``Procedure/produce(_:)`` is added to the queue.
+    /// Before an operation made by ``Procedure/produce(_:)`` is added to the queue, or, for a
+    /// ``GroupProcedure``, before a child is added (see there for when children are reported).
     func procedure(_ procedure: Procedure, willAdd operation: Operation)
-    /// After an operation made by ``Procedure/produce(_:)`` was added to the queue.
+    /// After an operation made by ``Procedure/produce(_:)`` was added to the queue, or a
+    /// ``GroupProcedure``'s child was added.
     func procedure(_ procedure: Procedure, didAdd operation: Operation)
     /// The procedure is finishing with these errors; `isFinished` is still false.
     func willFinish(_ procedure: Procedure, errors: [any Error])

@@ -20,8 +20,10 @@ enum ProcedurePhase: UInt8, Comparable {
     static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// Cancellation moves from `none` to `requested` (decided, will-cancel hooks not yet run) to
-/// `cancelled` (the flag callers see).
+/// Cancellation moves from `none` to `requested` (accepted: `isCancelled` is true from here;
+/// the will-cancel hooks have not run yet) to `cancelled` (the cancel event was handled: the
+/// procedure's own machinery, readiness and start, treats it as cancelled from here, so that
+/// the cancel hooks always run before a cancelled procedure skips `execute()` or finishes).
 enum CancellationPhase: UInt8 {
     case none, requested, cancelled
 }

@@ -117,6 +117,7 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
             }
             let (delegate, barrier) = beginAdding(operation)
             delegate?.procedureQueue(self, willAdd: operation)
+            if delegate != nil { reportFinish(of: operation) }
             if let barrier { operation.addDependency(barrier) }
             super.addOperation(operation)
             lock.withLock { stopAdding(operation) }
@@ -146,6 +147,20 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
         }
         lock.withLock { stopAdding(procedure) }
         return false
+    }
+
+    /// Makes a plain operation tell the delegate when it finishes, through its `completionBlock`
+    /// (which corelibs runs for every operation once it finished). The operation's own block
+    /// is kept and runs first. Only for operations added while a delegate is set: others keep
+    /// their block untouched.
+    private func reportFinish(of operation: Operation) {
+        let ownBlock = operation.completionBlock
+        // Weak: the operation holds its completion block, which must not hold it back.
+        operation.completionBlock = { [weak self, weak operation] in
+            ownBlock?()
+            guard let self, let operation else { return }
+            self.delegate?.procedureQueue(self, didFinish: operation)
+        }
     }
 
     /// Registers `operation` as being added and returns the delegate and the barrier it must

@@ -63,7 +63,7 @@ extension Future {
     ///
     /// The token holds this future until it completes (or the token does): the token is a
     /// handle that can still cancel it, so the future is not "released" under the tree rule,
-    /// and a cancelled token must still stop the closure (semantic 12) even if nobody else
+    /// and a cancelled token must still stop the closure (and complete the derived future as cancelled) even if nobody else
     /// holds the future.
     @inlinable func bind(to token: CancellationToken) {
         guard let registration = token.observeCancellation({ [self] in forceCancel(thisFutureOnly: false) })

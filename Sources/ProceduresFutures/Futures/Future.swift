@@ -49,6 +49,10 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// reason as `anchor`: asking `state` from the unspecialised deinit took four generic
     /// metadata look-ups, a third of the cost of a promise.
     @exclusivity(unchecked) @usableFromInline var awaitsProducer: Bool
+    /// Set (under the lock) when the promise went away while a cancel handler it registered
+    /// could still complete the future: the next decided request then completes it. Next to
+    /// `awaitsProducer`, in what was padding, so a future is no bigger.
+    @exclusivity(unchecked) @usableFromInline var producerReleased = false
     @exclusivity(unchecked) @usableFromInline var state: FutureState<Value>
 
     @inlinable init(upstream: FutureState<Value>.Upstream = .none) {
@@ -274,7 +278,15 @@ extension Future: CancelVoteTarget {
     @inlinable func receiveCancelVote(_ vote: CancelVote) -> [any CancelVoteTarget] {
         guard let request = withLock({ $0.receive(vote) }) else { return [] }
         runRequestHandlers(request)
+        if !request.handlers.isEmpty { completeIfAbandonedAfterRequest() }
         return request.upstream
+    }
+
+    /// After a request's handlers ran: if the promise is gone, nothing can complete the
+    /// future any more (a handler that answered `.continue` counted on the promise), so it
+    /// completes as cancelled. Not inlinable: the rare path.
+    @usableFromInline func completeIfAbandonedAfterRequest() {
+        if withLock({ _ in producerReleased && awaitsProducer }) { complete(.cancelled) }
     }
 
     /// Completes this future as cancelled now (a forcing token has just asked it). Its own
@@ -318,7 +330,9 @@ extension Future: CancelVoteTarget {
 
     /// Completes a future whose promise is gone (unless completed or following another
     /// future): as cancelled if a cancel request had been decided (the producer stopped, maybe
-    /// before its handler's answer was applied), otherwise with `FutureError.brokenPromise`.
+    /// before its handler's answer was applied); left pending if the promise registered cancel
+    /// handlers (a request can still complete it: DESIGN.md semantic 14, FutureKit's
+    /// `asynFunc`); otherwise failed with `FutureError.brokenPromise`.
     ///
     /// Called from `Promise.deinit`, which runs unspecialised: the usual case (completed, or
     /// following) touches only ``awaitsProducer`` and the lock, no generic metadata. The lock
@@ -331,7 +345,14 @@ extension Future: CancelVoteTarget {
     @usableFromInline func breakPromise() {
         let outcome = withLock { state -> FutureResult<Value>? in
             guard awaitsProducer else { return nil }  // completed or started following meanwhile
-            return state.requested ? .cancelled : .failure(FutureError.brokenPromise)
+            if state.requested { return .cancelled }
+            if !state.requestHandlers.isEmpty {
+                // The next decided request runs the handlers, then completes the future if they
+                // did not (`completeIfAbandonedAfterRequest`); a forcing token completes it too.
+                producerReleased = true
+                return nil
+            }
+            return .failure(FutureError.brokenPromise)
         }
         if let outcome { complete(outcome) }
     }

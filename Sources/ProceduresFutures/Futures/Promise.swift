@@ -20,8 +20,21 @@
 /// dispatches them; no lock is held meanwhile, so completing from inside a handler is fine.
 ///
 /// A promise deallocated before completing (and not following another future) fails its
-/// future with ``FutureError/brokenPromise``, so nothing waits forever; if a cancel request had
-/// reached it, the future completes as cancelled instead (the producer stopped as asked).
+/// future with ``FutureError/brokenPromise``, so nothing waits forever, unless something can
+/// still complete it:
+/// - if a cancel request had reached it, the future completes as cancelled (the producer
+///   stopped as asked);
+/// - if it registered ``onRequestCancel(_:)``, the future stays pending until a cancel request
+///   reaches it: the handlers run, and if they did not complete it (`.continue`), it completes
+///   as cancelled. FutureKit's idiom works as written:
+///
+/// ```swift
+/// func asynFunc() -> Future<Int> {
+///     let p = Promise<Int>()
+///     p.onRequestCancel { _ in .complete(.cancelled) }
+///     return p.future   // pending until cancelled, though `p` is gone
+/// }
+/// ```
 public final class Promise<Value: Sendable>: Sendable {
     /// The future this promise completes.
     public let future: Future<Value>

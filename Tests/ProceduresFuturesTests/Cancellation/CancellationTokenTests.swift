@@ -1,7 +1,7 @@
 import XCTest
 @testable import ProceduresFutures
 
-/// Requests and tokens: the couchdeveloper/Cancellation statements (research §2.3).
+/// Requests and tokens: what the couchdeveloper/Cancellation library guarantees.
 final class CancellationTokenTests: XCTestCase {
     final class Task: Cancelable, @unchecked Sendable {
         // @unchecked: `cancels` is only touched under `lock`.

@@ -1,7 +1,8 @@
+import Foundation
 import XCTest
 @testable import ProceduresFutures
 
-/// `map`, `flatMap`, `&&`, `||` (research §2.3, 11–15), with this library's rule that `&&`
+/// `map`, `flatMap`, `&&`, `||` (as in couchdeveloper/Cancellation), with this library's rule that `&&`
 /// and `||` always complete.
 final class TokenCombinatorTests: XCTestCase {
     func testMapCompletesWithTheTransformOnlyWhenCancelled() {
@@ -82,5 +83,29 @@ final class TokenCombinatorTests: XCTestCase {
             requests.forEach { $0.cancel() }
             XCTAssertTrue(all.isCancelled)
         }
+    }
+}
+
+extension TokenCombinatorTests {
+    /// `a || b` and `a && b` complete as *not cancelled* once both requests go away uncancelled,
+    /// and release their handlers (what the handlers captured is freed).
+    func testCombinatorsCompleteWhenBothRequestsAreReleased() {
+        weak var captured: Tracked?
+        var orResult: CancellationToken?
+        var andResult: CancellationToken?
+        do {
+            let a = CancellationRequest()
+            let b = CancellationRequest()
+            orResult = a.token || b.token
+            andResult = a.token && b.token
+            let tracked = Tracked()
+            captured = tracked
+            a.token.onCancel { withExtendedLifetime(tracked) {} }
+        }
+        XCTAssertEqual(orResult?.isCompleted, true)
+        XCTAssertEqual(orResult?.isCancelled, false)
+        XCTAssertEqual(andResult?.isCompleted, true)
+        XCTAssertEqual(andResult?.isCancelled, false)
+        XCTAssertNil(captured)
     }
 }

@@ -1,9 +1,9 @@
 import XCTest
 @testable import ProceduresFutures
 
-/// Callbacks registered with a CancellationToken: the SimpleFutures statements (research §2.4,
-/// 1–9). Where SimpleFutures leaves derived futures pending forever, here they complete as
-/// cancelled (semantics 12), and the tests are named after that rule.
+/// Callbacks registered with a CancellationToken: what SimpleFutures guarantees.
+/// Where SimpleFutures leaves derived futures pending forever, here they complete as
+/// cancelled, and the tests are named after that rule.
 final class CallbackCancelTokenTests: XCTestCase {
     private let immediate = ImmediateExecutionContext()
 

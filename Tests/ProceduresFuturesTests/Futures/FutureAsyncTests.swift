@@ -1,7 +1,7 @@
 import XCTest
 @testable import ProceduresFutures
 
-/// async/await bridging (research §2.5, semantics 13).
+/// async/await bridging: awaiting forwards Task cancellation as a cancel request.
 final class FutureAsyncTests: XCTestCase {
     func testAwaitingReturnsTheValueOrThrows() async throws {
         let value = try await Future(value: 3).value

@@ -1,10 +1,11 @@
+import Foundation
 import XCTest
 @testable import ProceduresFutures
 
-/// Cancel requests taken from futures: the FutureKit statements (research §2.1). Where this
+/// Cancel requests taken from futures: what FutureKit guarantees. Where this
 /// library's tree rule differs from FutureKit's default, the test is named after the rule.
 final class FutureCancellationTests: XCTestCase {
-    // MARK: Basic token behaviour (statements 1–6)
+    // MARK: Basic token behaviour
 
     func testHandlerReceivesTheRequestOnceWithItsOptions() {
         let log = EventLog<CancelRequestOptions>()
@@ -66,7 +67,7 @@ final class FutureCancellationTests: XCTestCase {
         XCTAssertEqual(promise.future.result?.summary, "success(2)")
     }
 
-    // MARK: onRequestCancel responses (statements 7–12)
+    // MARK: onRequestCancel responses
 
     func testContinueKeepsTheFuturePendingUntilThePromiseConfirms() {
         let log = EventLog<CancelRequestOptions>()
@@ -130,7 +131,7 @@ final class FutureCancellationTests: XCTestCase {
         XCTAssertEqual(promise.future.result?.summary, "cancelled")
     }
 
-    // MARK: Chains (statements 13–17)
+    // MARK: Chains
 
     func testRequestOnDerivedFutureIsForwardedAndTheBlockNeverRuns() {
         let log = EventLog<CancelRequestOptions>()
@@ -219,7 +220,7 @@ final class FutureCancellationTests: XCTestCase {
         XCTAssertFalse(promise.succeed(1))
     }
 
-    // MARK: Trees (statements 18–23): here the tree rule is the default
+    // MARK: Trees: here the tree rule is the default
 
     func testTreeRule_sharedParentIsNotAskedWhileASiblingStillWantsIt() {
         let log = EventLog<CancelRequestOptions>()
@@ -317,7 +318,7 @@ final class FutureCancellationTests: XCTestCase {
         XCTAssertEqual(all.result?.summary, "cancelled")
     }
 
-    // MARK: Combinators registered with a CancellationToken (semantics 12)
+    // MARK: Combinators registered with a CancellationToken (a cancelled token completes them as cancelled)
 
     func testCombinatorWithCancelledTokenNeverRunsAndCompletesAsCancelled() {
         let request = CancellationRequest()
@@ -376,4 +377,54 @@ final class WeakBox<T: AnyObject & Sendable>: @unchecked Sendable {
     // @unchecked: `value` is a weak reference, set once at initialisation; weak loads are atomic.
     weak var value: T?
     init(_ value: T) { self.value = value }
+}
+
+extension FutureCancellationTests {
+    /// `.forceImmediately` on a future shared with another consumer completes it as cancelled for
+    /// everyone and asks its producer (the promise's `onRequestCancel` runs): forcing is local, the
+    /// producer is asked, never forced, and once the future has completed no consumer can want its
+    /// result any more, so the tree rule has nothing left to hold back.
+    func testForcingASharedPromiseFutureAsksItsProducer() {
+        let log = EventLog<CancelRequestOptions>()
+        let promise = recordingPromise(log)
+        let otherConsumer = promise.future.cancellationToken()
+
+        promise.future.cancel(options: .forceImmediately)
+
+        XCTAssertEqual(promise.future.result?.summary, "cancelled")
+        otherConsumer.cancel()  // the other consumer also asks: too late, nothing happens
+        XCTAssertEqual(log.count, 1, "the producer of a force-cancelled future was never asked")
+    }
+
+    /// `[.thisFutureOnly, .forceImmediately]` on a shared promise future also asks its
+    /// producer at once; the producer's answer is ignored (the future has completed).
+    func testForcingThisFutureOnlyAsksTheProducerOnceAndIgnoresItsAnswer() {
+        let log = EventLog<CancelRequestOptions>()
+        let promise = recordingPromise(log, response: .complete(.success(9)))
+        let otherConsumer = promise.future.cancellationToken()
+        promise.future.cancel(options: [.thisFutureOnly, .forceImmediately])
+        XCTAssertEqual(log.count, 1)
+        XCTAssertEqual(promise.future.result?.summary, "cancelled")
+        otherConsumer.cancel()
+        XCTAssertEqual(log.count, 1)
+    }
+
+    /// A promise completed with one future and then (ignored) with another holds a consumer's vote
+    /// on the first only: once it is released pending, the first future's remaining consumer alone
+    /// decides, and its cancel reaches the first future's producer. (Re-pointing on the second call
+    /// used to leave the vote on the first future behind, so it could never be cancelled.)
+    func testIgnoredSecondCompleteWithLeavesNoVoteOnTheFirstFuture() {
+        let log = EventLog<CancelRequestOptions>()
+        let first = recordingPromise(log)
+        let second = Promise<Int>()
+        let firstsOtherConsumer = first.future.cancellationToken()
+        do {
+            let promise = Promise<Int>()
+            promise.complete(with: first.future)
+            promise.complete(with: second.future)
+        }  // promise and its future released pending: their votes are withdrawn
+        firstsOtherConsumer.cancel()  // now the only consumer of `first` asks
+        XCTAssertEqual(log.count, 1, "first's producer was never asked: a vote on it leaked")
+        withExtendedLifetime(second) {}
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import ProceduresFutures
 
@@ -151,5 +152,22 @@ final class FutureCombinatorTests: XCTestCase {
                 done.fulfill()
             }
         wait(for: [done], timeout: 5)
+    }
+}
+
+extension FutureCombinatorTests {
+    /// `flatMap` returning an already-cancelled future cancels the result (never hangs), on
+    /// the immediate, the hopping and the completed-source paths.
+    func testFlatMapReturningACancelledFutureNeverHangs() {
+        let pending = Promise<Int>()
+        let viaPending = pending.future.flatMap(context: .immediate) { _ in Future<Int>(result: .cancelled) }
+        let viaQueue = pending.future.flatMap(context: DispatchQueue.global()) { _ in Future<Int>(result: .cancelled) }
+        let viaCompleted = Future(value: 1).flatMap(context: .immediate) { _ in Future<Int>(result: .cancelled) }
+        let done = expectation(description: "queue path completes")
+        viaQueue.onCancel(context: .immediate) { done.fulfill() }
+        pending.succeed(1)
+        wait(for: [done], timeout: 5)
+        XCTAssertEqual(viaPending.result?.summary, "cancelled")
+        XCTAssertEqual(viaCompleted.result?.summary, "cancelled")
     }
 }

@@ -1,7 +1,8 @@
+import Foundation
 import XCTest
 @testable import ProceduresFutures
 
-/// Completion and handlers: the RXFuture statements (research §2.2) for a valued future.
+/// Completion and handlers: what RXFuture guarantees, for a valued future.
 final class FutureCompletionTests: XCTestCase {
     func testCompletesOnceAndLaterAttemptsReportThatTheyLost() {
         let promise = Promise<Int>()
@@ -188,5 +189,36 @@ extension FutureCompletionTests {
         future.cancel()
         promise = nil
         XCTAssertEqual(future.result?.summary, "cancelled")
+    }
+}
+
+extension FutureCompletionTests {
+    /// `complete(with:)` is first-wins like every other completion: the future takes the result
+    /// of the future it was completed with first, whichever completes first.
+    func testFirstCompleteWithWins() {
+        let first = Promise<Int>()
+        let second = Promise<Int>()
+        let promise = Promise<Int>()
+        promise.complete(with: first.future)
+        promise.complete(with: second.future)
+        second.succeed(2)
+        first.succeed(1)
+        XCTAssertEqual(promise.future.result?.summary, "success(1)")
+    }
+
+    /// `complete(with:)` reports whether it took effect: first wins.
+    func testCompleteWithReportsALateCall() {
+        let promise = Promise<Int>()
+        let first = Promise<Int>()
+        XCTAssertTrue(promise.complete(with: first.future))
+        XCTAssertFalse(promise.complete(with: Future(value: 1)))
+        XCTAssertFalse(promise.future.isCompleted)
+        first.succeed(2)
+        XCTAssertEqual(promise.future.result?.summary, "success(2)")
+
+        let completed = Promise<Int>()
+        completed.succeed(3)
+        XCTAssertFalse(completed.complete(with: Future(value: 4)))
+        XCTAssertEqual(completed.future.result?.summary, "success(3)")
     }
 }

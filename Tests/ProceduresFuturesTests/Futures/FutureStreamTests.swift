@@ -1,8 +1,9 @@
+import Foundation
 import XCTest
 @testable import ProceduresFutures
 
 /// FutureStream / StreamPromise: capacity replay, handlers, combinators, token unsubscription
-/// (research §2.4, 10–11) and the AsyncSequence view.
+/// (as in SimpleFutures) and the AsyncSequence view.
 final class FutureStreamTests: XCTestCase {
     private let immediate = ImmediateExecutionContext()
 
@@ -187,5 +188,27 @@ final class FutureStreamTests: XCTestCase {
             XCTAssertEqual(error as? FutureTestError, FutureTestError(code: 3))
         }
         XCTAssertEqual(values, [1])
+    }
+}
+
+extension FutureStreamTests {
+    /// Cancelling the Task that iterates a stream ends the loop.
+    func testCancellingTheIteratingTaskEndsTheAsyncSequence() async {
+        let promise = StreamPromise<Int>()
+        promise.succeed(1)
+        let firstSeen = expectation(description: "first element")
+        let task = Task {
+            var seen: [Int] = []
+            for await result in promise.stream.results() {
+                if case .success(let value) = result { seen.append(value) }
+                if seen.count == 1 { firstSeen.fulfill() }
+            }
+            return seen
+        }
+        await fulfillment(of: [firstSeen], timeout: 5)
+        task.cancel()
+        let seen = await task.value
+        XCTAssertEqual(seen, [1])
+        XCTAssertTrue(promise.succeed(2))  // the producer is unaffected
     }
 }

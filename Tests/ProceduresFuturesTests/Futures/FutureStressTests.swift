@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import ProceduresFutures
 
@@ -129,5 +130,39 @@ final class FutureStressTests: XCTestCase {
             XCTAssertEqual(received.value, 100)
             XCTAssertLessThanOrEqual(late.value, 100)
         }
+    }
+}
+
+extension FutureStressTests {
+    /// Thousands of live futures share the 64 stripes; handlers that register on, complete
+    /// and cancel *other* futures (many on the same stripe), and request handlers answering
+    /// `.complete`, never run under a stripe: nothing deadlocks, every handler runs once.
+    /// (Each handler touches a leaf future, so the nesting stays one level deep: a handler
+    /// that completes the next promise of a 4,096-long relay nests one `complete` per promise
+    /// and overflows the stack; that is the user's own recursion.)
+    func testReentrantHandlersAcrossFuturesSharingStripes() {
+        let count = 4_096
+        let sources = (0..<count).map { _ in Promise<Int>() }
+        let leaves = (0..<count).map { _ in Promise<Int>() }
+        let ran = Counter()
+        let leafRan = Counter()
+        let requests = Counter()
+        for index in 0..<count {
+            let leaf = leaves[index]
+            leaf.onRequestCancel { _ in
+                requests.increment()
+                return .complete(.cancelled)
+            }
+            sources[index].future.onComplete(context: .immediate) { _ in
+                ran.increment()
+                leaf.future.onComplete(context: .immediate) { _ in leafRan.increment() }
+                if index % 2 == 0 { leaf.succeed(index) } else { leaf.future.cancel() }
+                sources[(index + 1) % count].future.onComplete(context: .immediate) { _ in }
+            }
+        }
+        DispatchQueue.concurrentPerform(iterations: count) { sources[$0].succeed($0) }
+        XCTAssertEqual(ran.value, count)
+        XCTAssertEqual(leafRan.value, count)
+        XCTAssertEqual(requests.value, count / 2)
     }
 }

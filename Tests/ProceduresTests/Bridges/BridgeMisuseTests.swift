@@ -68,7 +68,7 @@ final class BridgeMisuseTests: MisuseRecordingTestCase {
     func testTheFutureOfAGroupChildCompletesWhenTheGroupRunsIt() {
         let child = ResultProcedure { 12 }
         let group = GroupProcedure(operations: [child])
-        let future = child.future  // not queue.future(child): see BridgeRegressionTests
+        let future = child.future  // not queue.future(child): see ProcedureFutureCancelTests
         XCTAssertFalse(future.isCompleted)
         wait(for: group)
         assertProcedureFinished(group)

@@ -94,7 +94,7 @@ final class BridgeRaceTests: XCTestCase {
             case .success(let value):
                 XCTAssertEqual(value, index)
                 // Not `isCancelled`: a cancel can still flip it after the procedure finished
-                // (BridgeRegressionTests.testcancelTakesEffectAfterTheProcedureFinished).
+                // (ProcedureFutureCancelTests.testCancelNeverTakesEffectAfterTheProcedureFinished).
                 XCTAssertEqual(procedure.output, index)
                 outcomes.values += 1
             case .failure(let error):

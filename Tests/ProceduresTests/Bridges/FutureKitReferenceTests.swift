@@ -2,8 +2,8 @@ import Foundation
 import ProceduresTesting
 import XCTest
 
-/// The cancellation example of the FutureKit reference (`reference/futurekit-cancellation.txt`),
-/// with procedures in place of its async functions (issue 4, item 4).
+/// The cancellation example of FutureKit's guide, with procedures in place of its async
+/// functions.
 /// The reference's async functions, each returning the future of a procedure it starts.
 final class ReferenceFunctions: Sendable {
     let queue = ProcedureQueue()
@@ -101,8 +101,8 @@ final class FutureKitReferenceTests: XCTestCase {
     /// `onRequestCancel` completes it as cancelled, which cancels the procedure waiting on it.
     func testCustomPromiseAsAProcedure() {
         let requested = expectation(description: "request reached the promise")
-        // The work the promise stands for must keep it: a promise nobody holds breaks at once
-        // (FutureError.brokenPromise), unlike the reference's snippet.
+        // The work the promise stands for keeps it here (the reference's own snippet, which
+        // releases it, is in PromiseReleaseRuleTests).
         let work = LockedBox<Promise<Int>?>(nil)
         func asyncFunc() -> Future<Int> {
             let p = Promise<Int>()

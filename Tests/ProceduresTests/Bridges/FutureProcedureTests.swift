@@ -88,7 +88,7 @@ final class FutureProcedureTests: XCTestCase {
         let group = GroupProcedure(operations: [child, sibling])
         ProcedureQueue().addOperation(group)
         // Not `wait(for: sibling)`: that helper would add the not-yet-started child to a
-        // queue of its own (see BridgeRegressionTests).
+        // queue of its own (see ProcedureFutureCancelTests).
         wait(for: [siblingDone], timeout: 10)
         XCTAssertFalse(group.isFinished, "the group waits for the future")
         promise.fail(TestError("e2"))

@@ -72,8 +72,8 @@ final class ResultInjectionTests: MisuseRecordingTestCase {
         target.injectResult(from: source)
         wait(for: source, target)
         assertProcedureCancelled(target, withErrors: true)
-        guard case .dependencyProducedNoOutput(let name)? = target.errors.first as? ProcedureError else {
-            return XCTFail("expected dependencyProducedNoOutput, got \(target.errors)")
+        guard case .noOutput(let name)? = target.errors.first as? ProcedureError else {
+            return XCTFail("expected noOutput, got \(target.errors)")
         }
         XCTAssertEqual(name, "Empty")
     }

@@ -4,7 +4,7 @@ import XCTest
 
 /// `BlockProcedure`: synchronous, throwing and asynchronous blocks; never runs when cancelled
 /// before it starts; inside groups, alone and next to plain `Operation`s.
-final class BlockProcedureTests: CoreTestCase {
+final class BlockProcedureTests: ProcedureTestCase {
     // MARK: - On their own
 
     func testSynchronousBlockRunsOnceAndFinishes() {
@@ -20,7 +20,7 @@ final class BlockProcedureTests: CoreTestCase {
         let procedure = BlockProcedure { throw error }
         wait(for: procedure)
         assertProcedureFinishedWithErrors(procedure, count: 1)
-        XCTAssertTrue(coreErrors(procedure.errors, equal: [error]))
+        XCTAssertTrue(testErrors(procedure.errors, equal: [error]))
     }
 
     func testAsynchronousBlockFinishesWhenItSaysSo() {
@@ -53,7 +53,7 @@ final class BlockProcedureTests: CoreTestCase {
         })
         wait(for: procedure)
         assertProcedureFinishedWithErrors(procedure, count: 1)
-        XCTAssertTrue(coreErrors(procedure.errors, equal: [error]))
+        XCTAssertTrue(testErrors(procedure.errors, equal: [error]))
     }
 
     func testAsynchronousBlockReceivesItsOwnProcedure() {
@@ -155,7 +155,7 @@ final class BlockProcedureTests: CoreTestCase {
         ])
         wait(for: group)
         assertProcedureFinishedWithErrors(group, count: 2)
-        XCTAssertEqual(builtInTestErrorIDs(group.errors), ["one", "two"])
+        XCTAssertEqual(testErrorIDs(group.errors), ["one", "two"])
     }
 
     func testGroupWaitsForAsynchronousBlockProcedures() {

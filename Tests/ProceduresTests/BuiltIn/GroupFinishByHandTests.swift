@@ -3,7 +3,7 @@ import ProceduresTesting
 import XCTest
 
 /// A group finishes when its last child does; `finish()` from outside is reported and ignored.
-final class GroupFinishByHandTests: CoreTestCase {
+final class GroupFinishByHandTests: ProcedureTestCase {
     func testFinishOnARunningGroupIsIgnoredAndReported() {
         let child = makeGate("child")  // finishes only when the test says so
         let group = GroupProcedure(operations: [child])

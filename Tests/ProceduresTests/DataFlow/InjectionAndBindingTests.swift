@@ -64,8 +64,8 @@ final class InjectionAndBindingTests: MisuseRecordingTestCase {
         shout.injectResult(from: source)
         wait(for: source, shout)
         assertProcedureCancelled(shout, withErrors: true)
-        guard case .dependencyProducedNoOutput(let name) = shout.errors.first as? ProcedureError else {
-            return XCTFail("expected dependencyProducedNoOutput, got \(shout.errors)")
+        guard case .noOutput(let name) = shout.errors.first as? ProcedureError else {
+            return XCTFail("expected noOutput, got \(shout.errors)")
         }
         XCTAssertEqual(name, "Maybe")
     }
@@ -129,7 +129,7 @@ final class InjectionAndBindingTests: MisuseRecordingTestCase {
     }
 
     func testASubclassSetsTheOutputFromAnObserver() {
-        let group = CountingGroup(words: ["a", "b", "c"])
+        let group = WordCountingGroup(words: ["a", "b", "c"])
         let future = ProcedureQueue().future(group)
         wait(for: group)
         XCTAssertEqual(future.result?.value, 3)
@@ -186,7 +186,7 @@ private final class BoundGreeting: ResultGroupProcedure<String>, InputProcedure,
 }
 
 /// Sets its output from a child's did-finish observer.
-private final class CountingGroup: ResultGroupProcedure<Int>, @unchecked Sendable {
+private final class WordCountingGroup: ResultGroupProcedure<Int>, @unchecked Sendable {
     // @unchecked: no stored properties of its own.
     init(words: [String]) {
         let count = TransformProcedure(input: words) { $0.count }

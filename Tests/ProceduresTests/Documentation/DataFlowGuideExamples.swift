@@ -121,7 +121,7 @@ final class DataFlowGuideTests: XCTestCase {
         XCTAssertEqual(double.output, 84)
         let lookup = ResultProcedure<String?> { ProcessInfo.processInfo.environment["HOME"] }
         let home = TransformProcedure { (path: String) in URL(fileURLWithPath: path) }
-        home.injectResult(from: lookup)   // a nil output cancels `home` (dependencyProducedNoOutput)
+        home.injectResult(from: lookup)   // a nil output cancels `home` (noOutput)
         wait(for: lookup, home)
         if ProcessInfo.processInfo.environment["HOME"] == nil {
             XCTAssertTrue(home.isCancelled)

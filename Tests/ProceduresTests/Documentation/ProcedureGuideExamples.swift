@@ -114,6 +114,30 @@ final class CancellableWait: Procedure, @unchecked Sendable {
     }
 }
 
+final class CountPrimes: Procedure, @unchecked Sendable {
+    private(set) var found = 0
+
+    override func execute() {
+        var candidate = 2
+        while !isCancelled && candidate < 10_000_000 {
+            if isPrime(candidate) { found += 1 }
+            candidate += 1
+        }
+        finish()
+    }
+}
+
+/// Trial division: deliberately slow, so that `CountPrimes` runs long enough to be cancelled.
+func isPrime(_ number: Int) -> Bool {
+    guard number >= 2 else { return false }
+    var divisor = 2
+    while divisor * divisor <= number {
+        if number % divisor == 0 { return false }
+        divisor += 1
+    }
+    return true
+}
+
 // MARK: GroupsAndDelays.md
 
 struct OptionalStepFailed: Error {}

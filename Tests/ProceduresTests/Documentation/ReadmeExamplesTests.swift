@@ -26,6 +26,17 @@ final class Download: Procedure, @unchecked Sendable {
 }
 
 final class ReadmeExamplesTests: XCTestCase {
+    /// The README's `main.swift`: top-level code that awaits the procedure before it ends.
+    func testCommandLineMainAwaitsItsProcedure() async throws {
+        let queue = ProcedureQueue()
+        let download = Download(url: URL(fileURLWithPath: "/etc/hostname"))
+        try await queue.run(download)   // returns once it has finished
+        print("downloaded \(download.data?.count ?? 0) bytes")
+
+        XCTAssertTrue(download.isFinished)
+        XCTAssertNotNil(download.data)
+    }
+
     func testQuickStart() async throws {
         let queue = ProcedureQueue()
         let download = Download(url: URL(fileURLWithPath: "/etc/hostname"))

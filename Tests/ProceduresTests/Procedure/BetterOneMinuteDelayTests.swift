@@ -36,7 +36,7 @@ final class BetterOneMinuteDelay: Procedure, @unchecked Sendable {
     }
 }
 
-final class BetterOneMinuteDelayTests: CoreTestCase {
+final class BetterOneMinuteDelayTests: ProcedureTestCase {
     func testCancelledWhileExecutingItFinishesLongBeforeTheTimer() {
         let delay = BetterOneMinuteDelay()
         let executed = expectExecuted(delay)

@@ -3,7 +3,7 @@ import ProceduresTesting
 import XCTest
 
 /// A subclass with a property the observers read without a cast.
-final class CoreCountingProcedure: Procedure, @unchecked Sendable {
+final class CountingProcedure: Procedure, @unchecked Sendable {
     // @unchecked: `label` is immutable; `counter` lives in a LockedBox.
     let label: String
     let counter = LockedBox(0)
@@ -21,11 +21,11 @@ final class CoreCountingProcedure: Procedure, @unchecked Sendable {
 
 /// Block observers receive the concrete subclass, and observers added late still hear
 /// about the finish.
-final class BlockObserverTests: CoreTestCase {
+final class BlockObserverTests: ProcedureTestCase {
     func testEveryBlockObserverReceivesTheConcreteSubclass() {
-        let procedure = CoreCountingProcedure(label: "counted")
+        let procedure = CountingProcedure(label: "counted")
         let seen = LockedBox<[String]>([])
-        // No casts: `procedure` in each block is a CoreCountingProcedure.
+        // No casts: `procedure` in each block is a CountingProcedure.
         procedure.addWillExecuteBlockObserver { procedure in
             seen.mutate { $0.append("willExecute \(procedure.label) \(procedure.counter.value)") }
         }
@@ -51,7 +51,7 @@ final class BlockObserverTests: CoreTestCase {
     }
 
     func testCancelBlockObserversReceiveTheSubclass() {
-        let procedure = CoreCountingProcedure(label: "cancelled")
+        let procedure = CountingProcedure(label: "cancelled")
         let labels = LockedBox<[String]>([])
         procedure.addWillCancelBlockObserver { procedure, _ in labels.mutate { $0.append(procedure.label) } }
         procedure.addDidCancelBlockObserver { procedure, _ in labels.mutate { $0.append(procedure.label) } }
@@ -64,7 +64,7 @@ final class BlockObserverTests: CoreTestCase {
     func testAddOperationBlockObserversReceiveTheSubclassAndTheOperation() {
         let produced = BlockOperation {}
         produced.name = "produced"
-        let producer = CoreTracedProcedure("producer", trace: CoreTrace(), observed: false) { procedure in
+        let producer = TracedProcedure("producer", trace: CallbackTrace(), observed: false) { procedure in
             try? procedure.produce(produced)
             procedure.finish()
         }
@@ -92,7 +92,7 @@ final class BlockObserverTests: CoreTestCase {
     func testObserverAddedAfterFinishingGetsDidFinishOnce() {
         let procedure = TestProcedure(name: "done", error: TestError("e"))
         wait(for: procedure)
-        let trace = CoreTrace()
+        let trace = CallbackTrace()
         trace.observe(procedure)
         let errorIDs = LockedBox<[String]>([])
         let delivered = expectation(description: "late did-finish delivered")
@@ -109,7 +109,7 @@ final class BlockObserverTests: CoreTestCase {
 
     func testObserverAddedDuringExecuteHearsTheFinish() {
         let heard = expectation(description: "late observer heard did-finish")
-        let procedure = CoreTracedProcedure("adds observer", trace: CoreTrace(), observed: false) { procedure in
+        let procedure = TracedProcedure("adds observer", trace: CallbackTrace(), observed: false) { procedure in
             procedure.addDidFinishBlockObserver { _, _ in heard.fulfill() }
             procedure.finish()
         }
@@ -128,5 +128,35 @@ final class BlockObserverTests: CoreTestCase {
         procedure.cancel()
         wait(for: procedure)
         XCTAssertEqual(finished.value, 1)
+    }
+}
+
+extension BlockObserverTests {
+    /// An observer added at the same moment a procedure finishes gets did-finish exactly once.
+    func testObserverAddedWhileFinishingGetsDidFinishExactlyOnce() {
+        let iterations = stressIterations(300)
+        let counts = LockedBox<[Int]>(Array(repeating: 0, count: iterations))
+        let delivered = expectation(description: "every late observer heard did-finish")
+        delivered.expectedFulfillmentCount = iterations
+        let queue = ProcedureQueue()
+        for index in 0..<iterations {
+            let rendezvous = Rendezvous()
+            let procedure = BlockProcedure(asyncBlock: { procedure in
+                DispatchQueue.global().async {
+                    rendezvous.arriveAndSpin()
+                    procedure.finish()
+                }
+            })
+            queue.addOperation(procedure)
+            DispatchQueue.global().async {
+                rendezvous.arriveAndSpin()
+                procedure.addDidFinishBlockObserver { _, _ in
+                    counts.mutate { $0[index] += 1 }
+                    delivered.fulfill()
+                }
+            }
+        }
+        wait(for: [delivered], timeout: 20)
+        XCTAssertEqual(counts.value.filter { $0 != 1 }.count, 0, "observers that did not hear did-finish exactly once")
     }
 }

@@ -3,7 +3,7 @@ import ProceduresTesting
 import XCTest
 
 /// The event order written down in `Procedure`'s doc comment, one test per situation.
-final class EventOrderTests: CoreTestCase {
+final class EventOrderTests: ProcedureTestCase {
     // MARK: - Normal run
 
     func testNormalRunRecordedWithEventRecorder() {
@@ -17,8 +17,8 @@ final class EventOrderTests: CoreTestCase {
     }
 
     func testNormalRunOrderIncludingOverrides() {
-        let trace = CoreTrace()
-        let procedure = CoreTracedProcedure("normal", trace: trace)
+        let trace = CallbackTrace()
+        let procedure = TracedProcedure("normal", trace: trace)
         wait(for: procedure)
         assertProcedureFinished(procedure)
         XCTAssertEqual(trace.entries, ["willExecute", "execute", "didExecute"] + finishTail)
@@ -26,7 +26,7 @@ final class EventOrderTests: CoreTestCase {
 
     func testStateFlagsDuringANormalRun() {
         let seen = LockedBox<[String]>([])
-        let procedure = CoreTracedProcedure("flags", trace: CoreTrace(), observed: false) { procedure in
+        let procedure = TracedProcedure("flags", trace: CallbackTrace(), observed: false) { procedure in
             seen.mutate { $0.append("execute executing=\(procedure.isExecuting) finished=\(procedure.isFinished)") }
             procedure.finish()
         }
@@ -50,8 +50,8 @@ final class EventOrderTests: CoreTestCase {
     // MARK: - Cancel before enqueue
 
     func testCancelBeforeEnqueueRunsCancelHooksAtOnceAndNeverExecutes() {
-        let trace = CoreTrace()
-        let procedure = CoreTracedProcedure("early", trace: trace)
+        let trace = CallbackTrace()
+        let procedure = TracedProcedure("early", trace: trace)
         procedure.cancel()
         // Nothing else is running callbacks of the procedure, so the hooks ran on this thread.
         XCTAssertEqual(trace.entries, cancelHooks)
@@ -69,16 +69,16 @@ final class EventOrderTests: CoreTestCase {
         procedure.cancel(withError: error)
         wait(for: procedure)
         assertProcedureCancelled(procedure, withErrors: true)
-        XCTAssertTrue(coreErrors(procedure.errors, equal: [error]), "\(procedure.errors)")
+        XCTAssertTrue(testErrors(procedure.errors, equal: [error]), "\(procedure.errors)")
         XCTAssertFalse(procedure.didExecute)
     }
 
     // MARK: - Cancel after enqueue, before start
 
     func testCancelWhileWaitingForAControlledDependency() {
-        let trace = CoreTrace()
+        let trace = CallbackTrace()
         let gate = makeGate()
-        let procedure = CoreTracedProcedure("waiting", trace: trace)
+        let procedure = TracedProcedure("waiting", trace: trace)
         procedure.addDependency(gate)
         let queue = ProcedureQueue()
         queue.addOperations([gate, procedure], waitUntilFinished: false)
@@ -89,7 +89,7 @@ final class EventOrderTests: CoreTestCase {
 
         XCTAssertFalse(gate.isFinished, "the cancelled procedure must not wait for its dependency")
         assertProcedureCancelled(procedure, withErrors: true)
-        XCTAssertTrue(coreErrors(procedure.errors, equal: [error]))
+        XCTAssertTrue(testErrors(procedure.errors, equal: [error]))
         XCTAssertEqual(trace.entries, cancelHooks + finishTail)
 
         gate.finish()
@@ -97,9 +97,9 @@ final class EventOrderTests: CoreTestCase {
     }
 
     func testCancelWhileWaitingForADelayProcedure() {
-        let trace = CoreTrace()
+        let trace = CallbackTrace()
         let delay = DelayProcedure(by: 60)
-        let procedure = CoreTracedProcedure("waiting", trace: trace)
+        let procedure = TracedProcedure("waiting", trace: trace)
         procedure.addDependency(delay)
         let queue = ProcedureQueue()
         queue.addOperations([delay, procedure], waitUntilFinished: false)
@@ -115,8 +115,8 @@ final class EventOrderTests: CoreTestCase {
     }
 
     func testCancelWhileHeldBySuspendedQueue() {
-        let trace = CoreTrace()
-        let procedure = CoreTracedProcedure("suspended", trace: trace)
+        let trace = CallbackTrace()
+        let procedure = TracedProcedure("suspended", trace: trace)
         let queue = ProcedureQueue()
         queue.isSuspended = true
         queue.addOperation(procedure)
@@ -134,8 +134,8 @@ final class EventOrderTests: CoreTestCase {
     // MARK: - Cancel during execute
 
     func testCancelDuringExecuteWithDidCancelObserverThatFinishes() {
-        let trace = CoreTrace()
-        let procedure = CoreTracedProcedure("running", trace: trace, observed: false) { _ in }
+        let trace = CallbackTrace()
+        let procedure = TracedProcedure("running", trace: trace, observed: false) { _ in }
         trace.observe(procedure, reactingTo: .didCancel) { $0.finish() }
         runUntilExecuting(procedure)
 
@@ -146,8 +146,8 @@ final class EventOrderTests: CoreTestCase {
     }
 
     func testCancelDuringExecuteWithDidCancelOverrideThatFinishes() {
-        let trace = CoreTrace()
-        let procedure = CoreTracedProcedure(
+        let trace = CallbackTrace()
+        let procedure = TracedProcedure(
             "running", trace: trace, onExecute: { _ in }, onDidCancel: { $0.finish() })
         runUntilExecuting(procedure)
 
@@ -155,12 +155,12 @@ final class EventOrderTests: CoreTestCase {
         procedure.cancel(withError: error)
         wait(for: procedure)
         assertProcedureCancelled(procedure, withErrors: true)
-        XCTAssertTrue(coreErrors(procedure.errors, equal: [error]))
+        XCTAssertTrue(testErrors(procedure.errors, equal: [error]))
         XCTAssertEqual(trace.entries, ["willExecute", "execute", "didExecute"] + cancelHooks + finishTail)
     }
 
     func testCancelDuringExecuteOnlyDeliversTheRequest() {
-        let procedure = CoreTracedProcedure("running", trace: CoreTrace(), onExecute: { _ in })
+        let procedure = TracedProcedure("running", trace: CallbackTrace(), onExecute: { _ in })
         let executed = expectExecuted(procedure)
         let didCancel = expectation(description: "did cancel")
         procedure.addDidCancelBlockObserver { _, _ in didCancel.fulfill() }
@@ -181,21 +181,21 @@ final class EventOrderTests: CoreTestCase {
     func testCancelAndFinishErrorsAreBothCarriedCancelFirst() {
         let cancelError = TestError("cancel")
         let finishError = TestError("finish")
-        let procedure = CoreTracedProcedure(
-            "running", trace: CoreTrace(), onExecute: { _ in },
+        let procedure = TracedProcedure(
+            "running", trace: CallbackTrace(), onExecute: { _ in },
             onDidCancel: { $0.finish(withError: finishError) })
         runUntilExecuting(procedure)
         procedure.cancel(withError: cancelError)
         wait(for: procedure)
         assertProcedureCancelled(procedure, withErrors: true)
-        XCTAssertTrue(coreErrors(procedure.errors, equal: [cancelError, finishError]), "\(procedure.errors)")
+        XCTAssertTrue(testErrors(procedure.errors, equal: [cancelError, finishError]), "\(procedure.errors)")
     }
 
     // MARK: - Cancel after finish
 
     func testCancelAfterFinishIsIgnored() {
-        let trace = CoreTrace()
-        let procedure = CoreTracedProcedure("done", trace: trace)
+        let trace = CallbackTrace()
+        let procedure = TracedProcedure("done", trace: trace)
         wait(for: procedure)
         let before = trace.entries
 

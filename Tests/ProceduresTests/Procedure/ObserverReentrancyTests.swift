@@ -4,16 +4,16 @@ import XCTest
 
 /// Cancelling or finishing from inside every kind of observer: the request is handled right
 /// after the observer returns, and the documented order still holds.
-final class ObserverReentrancyTests: CoreTestCase {
+final class ObserverReentrancyTests: ProcedureTestCase {
     /// A traced procedure whose observer reacts to `event` with `reaction`; `execute()` does
     /// not finish unless `finishesInExecute`.
     private func make(
         reactingTo event: ProcedureEventRecorder.Event, finishesInExecute: Bool = false,
-        onDidCancel: (@Sendable (CoreTracedProcedure) -> Void)? = nil,
+        onDidCancel: (@Sendable (TracedProcedure) -> Void)? = nil,
         _ reaction: @escaping @Sendable (Procedure) -> Void
-    ) -> (CoreTracedProcedure, CoreTrace) {
-        let trace = CoreTrace()
-        let procedure = CoreTracedProcedure(
+    ) -> (TracedProcedure, CallbackTrace) {
+        let trace = CallbackTrace()
+        let procedure = TracedProcedure(
             "reacting to \(event)", trace: trace, observed: false,
             onExecute: { if finishesInExecute { $0.finish() } }, onDidCancel: onDidCancel)
         trace.observe(procedure, reactingTo: event, with: reaction)
@@ -34,7 +34,7 @@ final class ObserverReentrancyTests: CoreTestCase {
         let (procedure, trace) = make(reactingTo: .willExecute) { $0.finish(withError: error) }
         wait(for: procedure)
         assertProcedureFinishedWithErrors(procedure, count: 1)
-        XCTAssertTrue(coreErrors(procedure.errors, equal: [error]))
+        XCTAssertTrue(testErrors(procedure.errors, equal: [error]))
         XCTAssertEqual(trace.entries, ["willExecute"] + finishTail)
     }
 
@@ -77,7 +77,7 @@ final class ObserverReentrancyTests: CoreTestCase {
         procedure.cancel(withError: cancelError)
         wait(for: procedure)
         assertProcedureCancelled(procedure, withErrors: true)
-        XCTAssertTrue(coreErrors(procedure.errors, equal: [cancelError, finishError]), "\(procedure.errors)")
+        XCTAssertTrue(testErrors(procedure.errors, equal: [cancelError, finishError]), "\(procedure.errors)")
         XCTAssertEqual(trace.entries, ["willExecute", "execute", "didExecute"] + cancelHooks + finishTail)
         XCTAssertEqual(misuse.kinds(about: procedure), [])
     }
@@ -101,7 +101,7 @@ final class ObserverReentrancyTests: CoreTestCase {
         XCTAssertFalse(procedure.isFinished)
         wait(for: procedure)
         assertProcedureCancelled(procedure, withErrors: true)
-        XCTAssertTrue(coreErrors(procedure.errors, equal: [error]))
+        XCTAssertTrue(testErrors(procedure.errors, equal: [error]))
         XCTAssertEqual(trace.entries, cancelHooks + finishTail)
         XCTAssertEqual(misuse.kinds(about: procedure), [], "the framework's own finish must not count as a second finish")
     }
@@ -115,7 +115,7 @@ final class ObserverReentrancyTests: CoreTestCase {
         procedure.finish(withError: first)
         wait(for: procedure)
         assertProcedureFinishedWithErrors(procedure, count: 1)
-        XCTAssertTrue(coreErrors(procedure.errors, equal: [first]), "\(procedure.errors)")
+        XCTAssertTrue(testErrors(procedure.errors, equal: [first]), "\(procedure.errors)")
         XCTAssertEqual(trace.entries, ["willExecute", "execute", "didExecute"] + finishTail)
         XCTAssertEqual(misuse.kinds(about: procedure), [.finishedTwice])
     }
@@ -155,11 +155,11 @@ final class ObserverReentrancyTests: CoreTestCase {
     /// A procedure that produces `produced` from `execute()` and does not finish itself.
     private func makeProducer(
         _ produced: Operation, reactingTo event: ProcedureEventRecorder.Event,
-        onDidCancel: (@Sendable (CoreTracedProcedure) -> Void)? = nil,
+        onDidCancel: (@Sendable (TracedProcedure) -> Void)? = nil,
         _ reaction: @escaping @Sendable (Procedure) -> Void
-    ) -> (CoreTracedProcedure, CoreTrace) {
-        let trace = CoreTrace()
-        let procedure = CoreTracedProcedure(
+    ) -> (TracedProcedure, CallbackTrace) {
+        let trace = CallbackTrace()
+        let procedure = TracedProcedure(
             "producer", trace: trace, observed: false,
             onExecute: { procedure in
                 do { try procedure.produce(produced) } catch { XCTFail("produce threw \(error)") }

@@ -3,7 +3,7 @@ import ProceduresTesting
 import XCTest
 
 /// The documented state properties: `isReady`, `errors` / `failed`, `name`, `dependencies`.
-final class ProcedureStateTests: CoreTestCase {
+final class ProcedureStateTests: ProcedureTestCase {
     func testIsReadyFollowsProcedureDependenciesAndCancellation() {
         let gate = makeGate()
         let procedure = TestProcedure(name: "dependent")
@@ -78,14 +78,14 @@ final class ProcedureStateTests: CoreTestCase {
     func testErrorsAreCancelErrorsThenFinishErrors() {
         let cancelError = TestError("cancel")
         let finishError = TestError("finish")
-        let procedure = CoreTracedProcedure("both", trace: CoreTrace(), observed: false) { procedure in
+        let procedure = TracedProcedure("both", trace: CallbackTrace(), observed: false) { procedure in
             procedure.cancel(withError: cancelError)
             procedure.finish(withError: finishError)
         }
         wait(for: procedure)
         XCTAssertTrue(procedure.failed)
         XCTAssertTrue(procedure.isCancelled)
-        XCTAssertTrue(coreErrors(procedure.errors, equal: [cancelError, finishError]), "\(procedure.errors)")
+        XCTAssertTrue(testErrors(procedure.errors, equal: [cancelError, finishError]), "\(procedure.errors)")
     }
 
     func testFinishBeforeEnqueueWhileWaitingSkipsExecute() {

@@ -4,14 +4,14 @@ import XCTest
 
 /// `produce(_:)`: a running procedure adds an operation to its own queue, with will/did-add
 /// observers, before a later `finish()` from the same callback.
-final class ProduceTests: CoreTestCase {
+final class ProduceTests: ProcedureTestCase {
     func testProducedOperationGoesToTheProceduresQueueBeforeItFinishes() {
-        let delegate = CoreRecordingDelegate()
+        let delegate = RecordingQueueDelegate()
         let queue = ProcedureQueue()
         queue.delegate = delegate
         let produced = TestProcedure(name: "produced")
-        let trace = CoreTrace()
-        let producer = CoreTracedProcedure("producer", trace: trace) { procedure in
+        let trace = CallbackTrace()
+        let producer = TracedProcedure("producer", trace: trace) { procedure in
             do { try procedure.produce(produced) } catch { XCTFail("produce threw \(error)") }
             procedure.finish()
         }
@@ -48,7 +48,7 @@ final class ProduceTests: CoreTestCase {
     func testProducedOperationIsPassedToTheObservers() {
         let produced = BlockOperation {}
         let seen = LockedBox<[Bool]>([])
-        let producer = CoreTracedProcedure("producer", trace: CoreTrace()) { procedure in
+        let producer = TracedProcedure("producer", trace: CallbackTrace()) { procedure in
             try? procedure.produce(produced)
             procedure.finish()
         }
@@ -84,7 +84,7 @@ final class ProduceTests: CoreTestCase {
         let order = LockedBox<[String]>([])
         let produced = BlockProcedure { order.mutate { $0.append("produced") } }
         produced.name = "produced"
-        let producer = CoreTracedProcedure("producer", trace: CoreTrace(), observed: false) { procedure in
+        let producer = TracedProcedure("producer", trace: CallbackTrace(), observed: false) { procedure in
             produced.addDependency(procedure)
             try? procedure.produce(produced)
             order.mutate { $0.append("producer") }
@@ -149,7 +149,7 @@ final class ProduceTests: CoreTestCase {
 
     func testProduceFromAProcedureStartedByHandThrows() {
         let threw = LockedBox<Bool?>(nil)
-        let procedure = CoreTracedProcedure("free", trace: CoreTrace()) { procedure in
+        let procedure = TracedProcedure("free", trace: CallbackTrace()) { procedure in
             do {
                 try procedure.produce(BlockOperation {})
                 threw.mutate { $0 = false }
@@ -162,5 +162,100 @@ final class ProduceTests: CoreTestCase {
         wait(for: procedure)
         XCTAssertEqual(threw.value, true, "a procedure started by hand has no queue to produce into")
         XCTAssertEqual(misuse.kinds(about: procedure), [.produceWithoutQueue])
+    }
+}
+
+extension ProduceTests {
+    /// `produce(_:)` racing a `finish()` from another thread either throws
+    /// (`produceRequiresRunningProcedure`, reported) or adds the operation, with its will-add and
+    /// did-add observers, and it runs: an accepted operation is never dropped. (In a group, a dropped
+    /// operation would let the group finish without the produced child.) Without the spin rendezvous
+    /// the window is hit about once in 30,000 runs; with it, often.
+    func testProduceRacingFinishEitherThrowsOrAddsTheOperation() {
+        let iterations = stressIterations(1_000)
+        let queue = ProcedureQueue()
+        let accepted = LockedBox(0)
+        let ran = LockedBox(0)
+        let willAddCalls = LockedBox(0)
+        let returned = expectation(description: "every produce call returned")
+        returned.expectedFulfillmentCount = iterations
+        var producers: [Procedure] = []
+        for _ in 0..<iterations {
+            let produced = BlockOperation { ran.mutate { $0 += 1 } }
+            let skew = Int.random(in: 0..<64)
+            let producer = BlockProcedure(asyncBlock: { procedure in
+                // Both threads spin until both arrived, then run within nanoseconds of each
+                // other; a random skew sweeps the window between produce's check and its send.
+                let rendezvous = Rendezvous()
+                DispatchQueue.global().async {
+                    rendezvous.arriveAndSpin()
+                    if (try? procedure.produce(produced)) != nil { accepted.mutate { $0 += 1 } }
+                    returned.fulfill()
+                }
+                DispatchQueue.global().async {
+                    rendezvous.arriveAndSpin()
+                    for _ in 0..<skew { rendezvous.touch() }
+                    procedure.finish()
+                }
+            })
+            producer.addWillAddOperationBlockObserver { procedure, _ in
+                willAddCalls.mutate { $0 += 1 }
+            }
+            producers.append(producer)
+        }
+        queue.addOperations(producers, waitUntilFinished: false)
+        wait(forAll: producers)
+        wait(for: [returned], timeout: 10)
+        // A did-finish observer added now runs behind any event still queued (a late
+        // `.produce`), so once they all ran every accepted operation has been handed over.
+        let drained = expectation(description: "mailboxes drained")
+        drained.expectedFulfillmentCount = iterations
+        for producer in producers { producer.addDidFinishBlockObserver { _, _ in drained.fulfill() } }
+        wait(for: [drained], timeout: 10)
+        let barrier = expectation(description: "queue drained")
+        queue.addBarrierBlock { barrier.fulfill() }
+        wait(for: [barrier], timeout: 10)
+        XCTAssertEqual(
+            ran.value, accepted.value,
+            "operations accepted by produce(_:) but never run; will-add observers ran \(willAddCalls.value) times")
+    }
+
+    /// `produce(_:)` after `finish()` in the same callback: the procedure has begun finishing, so
+    /// `produce` throws `produceRequiresRunningProcedure` and reports `produceWithoutQueue` (an
+    /// accepted event handled after the finish would find no queue and no observers, and the
+    /// operation would be dropped silently).
+    func testProduceAfterFinishInTheSameCallbackThrows() {
+        let delegateDone = expectation(description: "queue delegate told the producer finished")
+        let delegate = RecordingQueueDelegate(onDidFinish: { procedure in
+            if procedure.name == "producer" { delegateDone.fulfill() }
+        })
+        let queue = ProcedureQueue()
+        queue.delegate = delegate
+        let produced = TestProcedure(name: "produced")
+        let threw = LockedBox<Bool?>(nil)
+        let producer = TracedProcedure("producer", trace: CallbackTrace(), observed: false) { procedure in
+            procedure.finish()
+            do {
+                try procedure.produce(produced)
+                threw.mutate { $0 = false }
+            } catch {
+                threw.mutate { $0 = true }
+            }
+        }
+        let addObserverCalls = LockedBox(0)
+        producer.addWillAddOperationBlockObserver { _, _ in addObserverCalls.mutate { $0 += 1 } }
+        producer.addDidAddOperationBlockObserver { _, _ in addObserverCalls.mutate { $0 += 1 } }
+        queue.addOperation(producer)
+        wait(for: [delegateDone], timeout: 10)
+        // A late observer's did-finish is an event queued behind the produce event.
+        let drained = expectation(description: "producer's events drained")
+        producer.addDidFinishBlockObserver { _, _ in drained.fulfill() }
+        wait(for: [drained], timeout: 10)
+
+        let addedToQueue = delegate.events.contains("willAdd produced")
+        XCTAssertTrue(
+            threw.value == true || addedToQueue,
+            "produce threw: \(String(describing: threw.value)); produced added to the queue: \(addedToQueue); will/did-add observer calls: \(addObserverCalls.value)")
+        if threw.value == true { XCTAssertEqual(misuse.kinds(about: producer), [.produceWithoutQueue]) }
     }
 }

@@ -4,7 +4,7 @@ import XCTest
 
 /// `start()` called by hand: runs a free procedure (waiting for its dependencies without
 /// blocking); otherwise ignored and reported as `startedOutsideQueue`.
-final class StartMisuseTests: CoreTestCase {
+final class StartMisuseTests: ProcedureTestCase {
     func testStartByHandRunsAFreeProcedure() {
         let recorder = ProcedureEventRecorder()
         let procedure = TestProcedure(name: "free", recorder: recorder)
@@ -41,7 +41,7 @@ final class StartMisuseTests: CoreTestCase {
     }
 
     func testStartByHandTwiceIsReported() {
-        let procedure = CoreTracedProcedure("twice", trace: CoreTrace(), onExecute: { _ in })
+        let procedure = TracedProcedure("twice", trace: CallbackTrace(), onExecute: { _ in })
         procedure.start()
         procedure.start()
         XCTAssertEqual(misuse.kinds(about: procedure), [.startedOutsideQueue])
@@ -79,7 +79,7 @@ final class StartMisuseTests: CoreTestCase {
     }
 
     func testStartByHandOnARunningProcedureIsReported() {
-        let procedure = CoreTracedProcedure("running", trace: CoreTrace(), onExecute: { _ in })
+        let procedure = TracedProcedure("running", trace: CallbackTrace(), onExecute: { _ in })
         runUntilExecuting(procedure)
         procedure.start()
         XCTAssertEqual(misuse.kinds(about: procedure), [.startedOutsideQueue])
@@ -96,5 +96,47 @@ final class StartMisuseTests: CoreTestCase {
         assertProcedureCancelled(procedure)
         XCTAssertFalse(procedure.didExecute)
         XCTAssertEqual(misuse.kinds(about: procedure), [])
+    }
+}
+
+extension StartMisuseTests {
+    /// `start()` by hand on a procedure its (suspended) ProcedureQueue has not started yet is
+    /// ignored and reported as `startedOutsideQueue`; the queue runs it once resumed (not the
+    /// caller's thread, despite the suspended queue).
+    func testStartByHandOnAProcedureInASuspendedQueueIsReportedAndIgnored() {
+        let queue = ProcedureQueue()
+        queue.isSuspended = true
+        let procedure = TestProcedure(name: "owned, suspended")
+        queue.addOperation(procedure)
+
+        procedure.start()
+        XCTAssertEqual(misuse.kinds(about: procedure), [.startedOutsideQueue])
+        XCTAssertFalse(procedure.didExecute, "ran although its queue is suspended")
+
+        queue.isSuspended = false
+        wait(for: procedure)
+        assertProcedureFinished(procedure)
+        XCTAssertEqual(procedure.executeCount, 1)
+    }
+
+    /// `start()` by hand on a free procedure waits for all its dependencies, plain `Operation`s
+    /// included, not only procedures.
+    func testStartByHandWaitsForAPlainOperationDependency() {
+        let operation = BlockOperation {}
+        let procedure = TestProcedure(name: "free, plain dependency")
+        procedure.addDependency(operation)
+        let startReturned = expectation(description: "start() returned")
+        Thread {
+            procedure.start()
+            startReturned.fulfill()
+        }.start()
+        wait(for: [startReturned], timeout: 5)
+        XCTAssertFalse(procedure.didExecute, "ran before its dependency")
+
+        let queue = ProcedureQueue()
+        queue.addOperation(operation)
+        wait(for: procedure)
+        XCTAssertTrue(operation.isFinished)
+        XCTAssertEqual(procedure.executeCount, 1)
     }
 }

@@ -4,7 +4,7 @@ import XCTest
 
 /// Finished procedures are released: nothing in the library keeps them (or their observers)
 /// alive once they and their dependents have finished.
-final class DeallocationTests: CoreTestCase {
+final class DeallocationTests: ProcedureTestCase {
     private final class WeakBox: @unchecked Sendable {
         weak var procedure: Procedure?
         init(_ procedure: Procedure) { self.procedure = procedure }
@@ -37,5 +37,54 @@ final class DeallocationTests: CoreTestCase {
         let alive = boxes.compactMap { $0.procedure?.name }
         XCTAssertEqual(result, .completed)
         XCTAssertEqual(alive, [], "still alive 10 s after finishing")
+    }
+}
+
+extension DeallocationTests {
+    /// Two procedures made to depend on each other, never enqueued, are freed with their last
+    /// outside reference, as Foundation's one-way dependencies are: a dependent is not kept alive by
+    /// its dependency.
+    func testProceduresDependingOnEachOtherThatNeverRunAreFreed() {
+        weak var weakA: Procedure?
+        weak var weakB: Procedure?
+        do {
+            let a = TestProcedure(name: "a")
+            let b = TestProcedure(name: "b")
+            b.addDependency(a)
+            weakA = a
+            weakB = b
+        }
+        XCTAssertNil(weakA, "the dependency leaked")
+        XCTAssertNil(weakB, "the dependent leaked")
+    }
+
+    private final class WeakRef: @unchecked Sendable {
+        weak var object: AnyObject?
+        let name: String
+        init(_ object: AnyObject, _ name: String) { self.object = object; self.name = name }
+    }
+
+    /// After a run, a group, its children (procedure and plain), a dependent and the queue
+    /// are all released.
+    func testGroupsQueuesAndChildrenAreReleasedAfterARun() {
+        var refs: [WeakRef] = []
+        do {
+            let queue = ProcedureQueue()
+            let child = BlockProcedure {}
+            let plain = BlockOperation {}
+            let group = GroupProcedure(operations: [child, plain])
+            let dependent = BlockProcedure {}
+            dependent.addDependency(group)
+            group.addDidFinishBlockObserver { group, _ in _ = group.children }
+            refs = [WeakRef(queue, "queue"), WeakRef(child, "child"), WeakRef(plain, "plain"),
+                    WeakRef(group, "group"), WeakRef(dependent, "dependent")]
+            queue.addOperations([group, dependent], waitUntilFinished: false)
+            wait(for: group, dependent)
+        }
+        let finalRefs = refs
+        let released = XCTNSPredicateExpectation(
+            predicate: NSPredicate { _, _ in finalRefs.allSatisfy { $0.object == nil } }, object: nil)
+        let result = XCTWaiter().wait(for: [released], timeout: 10)
+        XCTAssertEqual(result, .completed, "still alive: \(refs.filter { $0.object != nil }.map(\.name))")
     }
 }

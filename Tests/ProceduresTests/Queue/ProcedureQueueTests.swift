@@ -4,13 +4,13 @@ import XCTest
 
 /// `ProcedureQueue`: delegate, plain operations, width, suspension, underlying queue,
 /// cancelling, waiting procedures, long chains and dependencies across queues.
-final class ProcedureQueueTests: CoreTestCase {
+final class ProcedureQueueTests: ProcedureTestCase {
     // MARK: - Delegate
 
     func testDelegateIsToldAddAndFinishInOrderWithErrors() {
         let delegateDone = expectation(description: "delegate told both finished")
         delegateDone.expectedFulfillmentCount = 2
-        let delegate = CoreRecordingDelegate(onDidFinish: { _ in delegateDone.fulfill() })
+        let delegate = RecordingQueueDelegate(onDidFinish: { _ in delegateDone.fulfill() })
         let queue = ProcedureQueue()
         queue.delegate = delegate
         let gate = makeGate()
@@ -32,7 +32,7 @@ final class ProcedureQueueTests: CoreTestCase {
 
     func testDelegateGetsTheCancelErrorsOfACancelledProcedure() {
         let delegateDone = expectation(description: "delegate told finished")
-        let delegate = CoreRecordingDelegate(onDidFinish: { _ in delegateDone.fulfill() })
+        let delegate = RecordingQueueDelegate(onDidFinish: { _ in delegateDone.fulfill() })
         let queue = ProcedureQueue()
         queue.delegate = delegate
         let procedure = TestProcedure(name: "c")
@@ -79,9 +79,9 @@ final class ProcedureQueueTests: CoreTestCase {
 
     func testDelegateIsHeldWeakly() {
         let queue = ProcedureQueue()
-        weak var weakDelegate: CoreRecordingDelegate?
+        weak var weakDelegate: RecordingQueueDelegate?
         do {
-            let delegate = CoreRecordingDelegate()
+            let delegate = RecordingQueueDelegate()
             weakDelegate = delegate
             queue.delegate = delegate
             XCTAssertNotNil(queue.delegate)
@@ -96,7 +96,7 @@ final class ProcedureQueueTests: CoreTestCase {
     // MARK: - Plain operations
 
     func testPlainBlockOperationsRunAndTheDelegateSeesThemAdded() {
-        let delegate = CoreRecordingDelegate()
+        let delegate = RecordingQueueDelegate()
         let queue = ProcedureQueue()
         queue.delegate = delegate
         let ran = expectation(description: "operations ran")
@@ -251,24 +251,6 @@ final class ProcedureQueueTests: CoreTestCase {
         assertProcedureFinished(procedure)
     }
 
-    func testUnderlyingQueueRunsTheProcedures() {
-        let key = DispatchSpecificKey<String>()
-        let underlying = DispatchQueue(label: "tests.underlying")
-        underlying.setSpecific(key: key, value: "underlying")
-        let queue = ProcedureQueue()
-        queue.underlyingQueue = underlying
-        XCTAssertTrue(queue.underlyingQueue === underlying)
-
-        let seen = LockedBox<[String?]>([])
-        let procedures = (0..<5).map { _ in
-            BlockProcedure { seen.mutate { $0.append(DispatchQueue.getSpecific(key: key)) } }
-        }
-        let chained = BlockProcedure { seen.mutate { $0.append(DispatchQueue.getSpecific(key: key)) } }
-        chained.addDependencies(procedures)
-        wait(forAll: procedures + [chained], on: queue)
-        XCTAssertEqual(seen.value, Array(repeating: "underlying", count: 6))
-    }
-
     // MARK: - Cancelling and waiting procedures
 
     func testCancelAllOperationsAlsoCancelsProceduresWaitingForDependencies() {
@@ -341,125 +323,6 @@ final class ProcedureQueueTests: CoreTestCase {
         queue.addOperations([delay, dependent], waitUntilFinished: false)
         queue.waitUntilAllOperationsAreFinished()
         XCTAssertTrue(dependent.isFinished)
-    }
-
-    func testBarrierWaitsForWaitingProceduresAndHoldsBackLaterOnes() {
-        let gateQueue = ProcedureQueue()
-        let gate = makeGate()
-        gateQueue.addOperation(gate)
-        let queue = ProcedureQueue()
-        let log = LockedBox<[String]>([])
-        let earlier = BlockProcedure { log.mutate { $0.append("earlier") } }
-        earlier.addDependency(gate)
-        queue.addOperation(earlier)
-        XCTAssertEqual(queue.waitingProcedureCount, 1)
-
-        let barrierRan = expectation(description: "barrier ran")
-        queue.addBarrierBlock {
-            log.mutate { $0.append("barrier") }
-            barrierRan.fulfill()
-        }
-        let later = BlockProcedure { log.mutate { $0.append("later") } }
-        let laterWaiting = BlockProcedure { log.mutate { $0.append("later, after a dependency") } }
-        let dependency = TestProcedure(name: "dependency")
-        laterWaiting.addDependency(dependency)
-        queue.addOperations([later, laterWaiting, dependency], waitUntilFinished: false)
-
-        gate.finish()
-        wait(for: [barrierRan], timeout: 10)
-        wait(forAll: [earlier, later, laterWaiting])
-        let entries = log.value
-        XCTAssertEqual(Array(entries.prefix(2)), ["earlier", "barrier"], "\(entries)")
-        XCTAssertEqual(Set(entries.dropFirst(2)), ["later", "later, after a dependency"], "\(entries)")
-    }
-
-    func testBarrierRunsOnceItsWaitingProceduresAreCancelled() {
-        let gate = makeGate()
-        let queue = ProcedureQueue()
-        let waiting = TestProcedure(name: "waiting")
-        waiting.addDependency(gate)
-        queue.addOperation(waiting)
-        let barrierRan = expectation(description: "barrier ran")
-        queue.addBarrierBlock { barrierRan.fulfill() }
-        waiting.cancel()
-        wait(for: [barrierRan], timeout: 10)
-        assertProcedureCancelled(waiting)
-        XCTAssertFalse(gate.isFinished, "the gate never ran: the barrier did not wait for it")
-    }
-
-    func testCancelAllOperationsCancelsAPendingBarrierAndLaterOperationsStillRun() {
-        let queue = ProcedureQueue()
-        queue.isSuspended = true
-        let earlier = TestProcedure(name: "earlier")
-        queue.addOperation(earlier)
-        let barrierRan = LockedBox(false)
-        queue.addBarrierBlock { barrierRan.mutate { $0 = true } }
-        queue.cancelAllOperations()
-        let later = TestProcedure(name: "later")
-        queue.addOperation(later)
-        queue.isSuspended = false
-        wait(forAll: [earlier, later])
-        assertProcedureCancelled(earlier)
-        assertProcedureFinished(later)
-        queue.waitUntilAllOperationsAreFinished()
-        XCTAssertFalse(barrierRan.value, "a cancelled barrier's block does not run")
-    }
-
-    func testBarriersRunInTheOrderTheyWereAdded() {
-        let queue = ProcedureQueue()
-        let log = LockedBox<[Int]>([])
-        let gate = makeGate()
-        let first = TestProcedure(name: "first")
-        first.addDependency(gate)
-        queue.addOperations([gate, first], waitUntilFinished: false)
-        let done = expectation(description: "last barrier ran")
-        for index in 0..<20 {
-            queue.addBarrierBlock {
-                log.mutate { $0.append(index) }
-                if index == 19 { done.fulfill() }
-            }
-            queue.addOperation(BlockProcedure { log.mutate { $0.append(100 + index) } })
-        }
-        gate.finish()
-        wait(for: [done], timeout: 10)
-        queue.waitUntilAllOperationsAreFinished()
-        let entries = log.value
-        // Each barrier runs after the procedure added just before it, and before the next.
-        XCTAssertEqual(entries.filter { $0 < 100 }, Array(0..<20), "\(entries)")
-        for index in 0..<20 {
-            let barrier = entries.firstIndex(of: index)!
-            if index > 0 { XCTAssertLessThan(entries.firstIndex(of: 99 + index)!, barrier, "\(entries)") }
-            XCTAssertLessThan(barrier, entries.firstIndex(of: 100 + index)!, "\(entries)")
-        }
-    }
-
-    func testTheDelegateIsNotToldAboutBarriers() {
-        let laterFinished = expectation(description: "delegate told the later procedure finished")
-        let delegate = CoreRecordingDelegate(onDidFinish: { if $0.name == "later" { laterFinished.fulfill() } })
-        let queue = ProcedureQueue()
-        queue.delegate = delegate
-        queue.addOperation(TestProcedure(name: "earlier"))
-        queue.addBarrierBlock {}
-        queue.addOperation(TestProcedure(name: "later"))
-        wait(for: [laterFinished], timeout: 10)
-        XCTAssertEqual(delegate.events(of: "later").count, 4, "\(delegate.events)")
-        XCTAssertFalse(delegate.events.contains { $0.contains("barrier") }, "\(delegate.events)")
-    }
-
-    func testBarrierOnAQueueWithoutWaitingProceduresRunsAfterTheOthers() {
-        let queue = ProcedureQueue()
-        queue.isSuspended = true
-        let first = TestProcedure(name: "first")
-        queue.addOperation(first)
-        let sawFirstFinished = LockedBox(false)
-        let barrierRan = expectation(description: "barrier ran")
-        queue.addBarrierBlock {
-            sawFirstFinished.mutate { $0 = first.isFinished }
-            barrierRan.fulfill()
-        }
-        queue.isSuspended = false
-        wait(for: [barrierRan], timeout: 10)
-        XCTAssertTrue(sawFirstFinished.value)
     }
 
     func testAddOperationsWaitingUntilFinished() {

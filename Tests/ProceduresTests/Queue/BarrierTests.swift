@@ -2,11 +2,11 @@ import Foundation
 import ProceduresTesting
 import XCTest
 
-/// What a review of `ProcedureQueue.addBarrierBlock` found in its first version, each now a
-/// test: barriers kept what they waited for alive, freed a finished barrier under the queue's
-/// lock, could miss an operation added while they were being added, and made cycle detection
-/// quadratic for chains added dependents-first behind them.
-final class BarrierRegressionTests: CoreTestCase {
+/// `ProcedureQueue.addBarrierBlock`: a barrier waits for everything added before it (waiting
+/// procedures and operations whose add began first included), lets go of its block and of
+/// what it waited for once finished or cancelled, frees nothing under the queue's lock, and
+/// keeps cycle detection linear for chains added behind it.
+final class BarrierTests: ProcedureTestCase {
     private final class Token: Sendable {}
     private final class WeakQueue: @unchecked Sendable {
         // @unchecked: written once before the queue is shared, then only read.
@@ -213,5 +213,156 @@ final class BarrierRegressionTests: CoreTestCase {
         gate.finish()
         wait(forAll: earlier + chain, timeout: 60)
         XCTAssertTrue(misuse.all.isEmpty, "\(misuse.all.prefix(3))")
+    }
+}
+
+extension BarrierTests {
+    /// `addBarrierBlock` waits for procedures added before it that still wait for their
+    /// dependencies (OperationQueue's contract: the barrier runs after every operation added before
+    /// it). Waiting procedures are kept out of Foundation's queue, so the barrier's gate depends on
+    /// them explicitly.
+    func testBarrierBlockWaitsForProceduresWaitingOnDependencies() {
+        let other = ProcedureQueue()
+        let gate = BlockProcedure(asyncBlock: { _ in })
+        gate.name = "gate"
+        let queue = ProcedureQueue()
+        let earlier = TestProcedure(name: "earlier")
+        earlier.addDependency(gate)
+        other.addOperation(gate)
+        queue.addOperation(earlier)
+
+        let barrierRan = expectation(description: "barrier ran")
+        let earlierFinishedBeforeBarrier = LockedBox<Bool?>(nil)
+        queue.addBarrierBlock {
+            earlierFinishedBeforeBarrier.mutate { $0 = earlier.isFinished }
+            barrierRan.fulfill()
+        }
+        // The gate opens only after the barrier is queued: a barrier that ignored the waiting
+        // procedure would run (and record false) whenever it gets there first.
+        gate.finish()
+        wait(for: [barrierRan], timeout: 10)
+        wait(for: earlier)
+        XCTAssertEqual(earlierFinishedBeforeBarrier.value, true, "the barrier ran before an earlier procedure finished")
+    }
+}
+
+extension BarrierTests {
+    func testBarrierWaitsForWaitingProceduresAndHoldsBackLaterOnes() {
+        let gateQueue = ProcedureQueue()
+        let gate = makeGate()
+        gateQueue.addOperation(gate)
+        let queue = ProcedureQueue()
+        let log = LockedBox<[String]>([])
+        let earlier = BlockProcedure { log.mutate { $0.append("earlier") } }
+        earlier.addDependency(gate)
+        queue.addOperation(earlier)
+        XCTAssertEqual(queue.waitingProcedureCount, 1)
+
+        let barrierRan = expectation(description: "barrier ran")
+        queue.addBarrierBlock {
+            log.mutate { $0.append("barrier") }
+            barrierRan.fulfill()
+        }
+        let later = BlockProcedure { log.mutate { $0.append("later") } }
+        let laterWaiting = BlockProcedure { log.mutate { $0.append("later, after a dependency") } }
+        let dependency = TestProcedure(name: "dependency")
+        laterWaiting.addDependency(dependency)
+        queue.addOperations([later, laterWaiting, dependency], waitUntilFinished: false)
+
+        gate.finish()
+        wait(for: [barrierRan], timeout: 10)
+        wait(forAll: [earlier, later, laterWaiting])
+        let entries = log.value
+        XCTAssertEqual(Array(entries.prefix(2)), ["earlier", "barrier"], "\(entries)")
+        XCTAssertEqual(Set(entries.dropFirst(2)), ["later", "later, after a dependency"], "\(entries)")
+    }
+
+    func testBarrierRunsOnceItsWaitingProceduresAreCancelled() {
+        let gate = makeGate()
+        let queue = ProcedureQueue()
+        let waiting = TestProcedure(name: "waiting")
+        waiting.addDependency(gate)
+        queue.addOperation(waiting)
+        let barrierRan = expectation(description: "barrier ran")
+        queue.addBarrierBlock { barrierRan.fulfill() }
+        waiting.cancel()
+        wait(for: [barrierRan], timeout: 10)
+        assertProcedureCancelled(waiting)
+        XCTAssertFalse(gate.isFinished, "the gate never ran: the barrier did not wait for it")
+    }
+
+    func testCancelAllOperationsCancelsAPendingBarrierAndLaterOperationsStillRun() {
+        let queue = ProcedureQueue()
+        queue.isSuspended = true
+        let earlier = TestProcedure(name: "earlier")
+        queue.addOperation(earlier)
+        let barrierRan = LockedBox(false)
+        queue.addBarrierBlock { barrierRan.mutate { $0 = true } }
+        queue.cancelAllOperations()
+        let later = TestProcedure(name: "later")
+        queue.addOperation(later)
+        queue.isSuspended = false
+        wait(forAll: [earlier, later])
+        assertProcedureCancelled(earlier)
+        assertProcedureFinished(later)
+        queue.waitUntilAllOperationsAreFinished()
+        XCTAssertFalse(barrierRan.value, "a cancelled barrier's block does not run")
+    }
+
+    func testBarriersRunInTheOrderTheyWereAdded() {
+        let queue = ProcedureQueue()
+        let log = LockedBox<[Int]>([])
+        let gate = makeGate()
+        let first = TestProcedure(name: "first")
+        first.addDependency(gate)
+        queue.addOperations([gate, first], waitUntilFinished: false)
+        let done = expectation(description: "last barrier ran")
+        for index in 0..<20 {
+            queue.addBarrierBlock {
+                log.mutate { $0.append(index) }
+                if index == 19 { done.fulfill() }
+            }
+            queue.addOperation(BlockProcedure { log.mutate { $0.append(100 + index) } })
+        }
+        gate.finish()
+        wait(for: [done], timeout: 10)
+        queue.waitUntilAllOperationsAreFinished()
+        let entries = log.value
+        // Each barrier runs after the procedure added just before it, and before the next.
+        XCTAssertEqual(entries.filter { $0 < 100 }, Array(0..<20), "\(entries)")
+        for index in 0..<20 {
+            let barrier = entries.firstIndex(of: index)!
+            if index > 0 { XCTAssertLessThan(entries.firstIndex(of: 99 + index)!, barrier, "\(entries)") }
+            XCTAssertLessThan(barrier, entries.firstIndex(of: 100 + index)!, "\(entries)")
+        }
+    }
+
+    func testTheDelegateIsNotToldAboutBarriers() {
+        let laterFinished = expectation(description: "delegate told the later procedure finished")
+        let delegate = RecordingQueueDelegate(onDidFinish: { if $0.name == "later" { laterFinished.fulfill() } })
+        let queue = ProcedureQueue()
+        queue.delegate = delegate
+        queue.addOperation(TestProcedure(name: "earlier"))
+        queue.addBarrierBlock {}
+        queue.addOperation(TestProcedure(name: "later"))
+        wait(for: [laterFinished], timeout: 10)
+        XCTAssertEqual(delegate.events(of: "later").count, 4, "\(delegate.events)")
+        XCTAssertFalse(delegate.events.contains { $0.contains("barrier") }, "\(delegate.events)")
+    }
+
+    func testBarrierOnAQueueWithoutWaitingProceduresRunsAfterTheOthers() {
+        let queue = ProcedureQueue()
+        queue.isSuspended = true
+        let first = TestProcedure(name: "first")
+        queue.addOperation(first)
+        let sawFirstFinished = LockedBox(false)
+        let barrierRan = expectation(description: "barrier ran")
+        queue.addBarrierBlock {
+            sawFirstFinished.mutate { $0 = first.isFinished }
+            barrierRan.fulfill()
+        }
+        queue.isSuspended = false
+        wait(for: [barrierRan], timeout: 10)
+        XCTAssertTrue(sawFirstFinished.value)
     }
 }

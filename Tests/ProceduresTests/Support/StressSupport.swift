@@ -2,7 +2,7 @@ import Foundation
 import ProceduresTesting
 import XCTest
 
-// `stressIterations(_:)` (scaled by PROCEDURES_STRESS_SCALE) lives in Futures/StressScale.swift.
+// `stressIterations(_:)` (scaled by PROCEDURES_STRESS_SCALE) lives in ProceduresTestSupport.
 
 /// A small seeded generator (SplitMix64), so a failing run can be replayed from its seed.
 struct StressRandom: RandomNumberGenerator {

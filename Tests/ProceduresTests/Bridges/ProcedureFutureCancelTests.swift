@@ -2,15 +2,13 @@ import Foundation
 import ProceduresTesting
 import XCTest
 
-/// Bugs the test suites found, now fixed. Each test is named `testFixed_<the bug>` and asserts
-/// the behaviour that was broken; "Observed" in a comment describes the bug as it was.
-final class BridgeRegressionTests: MisuseRecordingTestCase {
-    /// A Task awaiting the future of a procedure that belongs to no queue hangs forever once
-    /// cancelled: the cancel request reaches the procedure (it becomes cancelled), but a
-    /// procedure finishes only when a queue starts it, so the future never completes and the
-    /// await never returns. The issue asks that this misuse "must not hang silently forever if
-    /// it can be detected", and here it can: the future now completes as cancelled.
-    func testFixed_CancelledAwaitOfANeverEnqueuedProceduresFutureNeverReturns() {
+/// A procedure's future under cancellation: it completes whether or not the procedure is on a
+/// queue, its consumers vote together, and a cancel never lands after the finish it raced.
+final class ProcedureFutureCancelTests: MisuseRecordingTestCase {
+    /// A Task awaiting the future of a procedure that belongs to no queue returns once cancelled:
+    /// a procedure finishes only when a queue starts it, so with no queue the future completes as
+    /// cancelled at once rather than never.
+    func testCancelledAwaitOfANeverEnqueuedProceduresFutureReturns() {
         let procedure = ResultProcedure { 1 }
         let future = procedure.future
         let ended = expectation(description: "the await ends")
@@ -24,11 +22,10 @@ final class BridgeRegressionTests: MisuseRecordingTestCase {
         XCTAssertEqual(future.result?.isCancelled, true, "nothing would start it, so the future completes cancelled")
     }
 
-    /// The Void future and the output future of one procedure are two separate futures, each
-    /// of which cancels the procedure once its own consumers have asked: one consumer of the
-    /// Void future cancels a procedure whose output another consumer still wants, breaking the
-    /// tree rule (DESIGN semantics 9).
-    func testFixed_VoidFutureConsumerCancelsAProcedureWhoseOutputIsStillWanted() {
+    /// The Void future and the output future of one procedure count their consumers together
+    /// under the tree rule: one consumer of the Void future asking does not cancel a procedure whose
+    /// output another consumer still wants (the output future is derived from the Void one).
+    func testVoidFutureConsumerAloneDoesNotCancelAProcedureWhoseOutputIsWanted() {
         let queue = ProcedureQueue()
         let blocker = Blocker<Int>("shared")
         let wantsOutput = queue.future(blocker).map(context: .immediate) { $0 + 1 }
@@ -41,11 +38,10 @@ final class BridgeRegressionTests: MisuseRecordingTestCase {
         XCTAssertEqual(wantsOutput.result?.value, 2)
     }
 
-    /// `queue.future(child)` (and `queue.run(child)`) on a child of a group that has not
-    /// started yet adds the child to `queue`, because the child is not "enqueued" until its
-    /// group starts. The child then runs outside its group; when the group starts it reports
-    /// `addedToSecondQueue` and never finishes (it waits for a child it could not adopt).
-    func testFixed_FutureOfAGroupChildRunsItOutsideTheGroupAndTheGroupHangs() {
+    /// `queue.future(child)` (and `queue.run(child)`) on a child of a group that has not started
+    /// yet does not add the child to `queue`: the child belongs to its group, runs there, and the
+    /// group finishes.
+    func testFutureOfAGroupChildLeavesItToItsGroup() {
         let queue = ProcedureQueue()
         let child = ResultProcedure { 3 }
         let group = GroupProcedure(operations: [child])
@@ -57,13 +53,12 @@ final class BridgeRegressionTests: MisuseRecordingTestCase {
         assertProcedureFinished(group)
     }
 
-    /// A cancel racing a finish can take effect after the procedure finished: `cancel()` decides
-    /// under the lock (`requestCancel`, not finishing yet) and posts the `.cancel` event in a
-    /// second step; a `finish` requested in between is handled first, and then `handleCancel`
-    /// (which does not re-check) marks the finished procedure cancelled and runs the cancel
-    /// hooks after the did-finish ones. The procedure's future and `queue.run` reported success,
-    /// yet `isCancelled` is true afterwards. Rare: a few runs in 20,000 (the loop takes about a second).
-    func testFixed_CancelTakesEffectAfterTheProcedureFinished() async {
+    /// A cancel racing a finish never takes effect after the procedure finished: when the
+    /// procedure's future and `queue.run` report success, `isCancelled` stays false. (`cancel()`
+    /// decides under the lock and posts its event in a second step; a finish requested in between is
+    /// handled first, so the cancel event must check again.) Rare: a few runs in 20,000; the loop
+    /// takes about a second.
+    func testCancelNeverTakesEffectAfterTheProcedureFinished() async {
         let queue = ProcedureQueue()
         var late: [String] = []
         for index in 0..<stressIterations(20_000) {
