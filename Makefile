@@ -4,7 +4,7 @@ SWIFT ?= swift
 PROCEDURES_STRESS_SCALE ?= 1
 export PROCEDURES_STRESS_SCALE
 
-.PHONY: build test test-tsan demo bench bench-smoke docs clean
+.PHONY: build test test-tsan integrations-test demo bench bench-smoke docs clean
 
 build:
 	$(SWIFT) build
@@ -17,6 +17,10 @@ test:
 # ThreadSanitizer is 5-15x slower: the stress tests run at a fifth of their size.
 test-tsan:
 	PROCEDURES_STRESS_SCALE=0.2 $(SWIFT) test --disable-swift-testing --sanitize=thread --scratch-path .build-tsan
+
+# Integrations/ (adapters to swift-log, swift-metrics, swift-distributed-tracing): its own package.
+integrations-test:
+	cd Integrations && $(SWIFT) build --build-tests && $(SWIFT) test --disable-swift-testing
 
 demo:
 	$(SWIFT) run procedures-demo
@@ -32,4 +36,4 @@ docs:
 	scripts/build-docs.sh
 
 clean:
-	rm -rf .build .build-tsan Benchmarks/.build
+	rm -rf .build .build-tsan Benchmarks/.build Integrations/.build

@@ -8,6 +8,7 @@ let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
 let scenarios: [Scenario] =
     [
         S1Throughput.scenario,
+        L1Logging.scenario,
         S2Chain.scenario,
         S2Chain.rawQueue,
         S3FanOutFanIn.scenario,
@@ -15,6 +16,8 @@ let scenarios: [Scenario] =
         S5CancelLatency.scenario,
         S6GroupCancel.scenario,
         S7Memory.scenario,
+        S8Conditions.scenario,
+        S9Exclusivity.scenario,
         B1Batch.scenario,
     ] + FutureScenarios.all
 

@@ -1,8 +1,8 @@
 import Foundation
 
 /// A group of one operation, so that the operation can be given what only a procedure has —
-/// observers, dependencies on procedures, a place in a group's error handling, and
-/// conditions — or be gated (``GatedProcedure``) or have its errors ignored
+/// observers, conditions (`addCondition(_:)`), dependencies on procedures, a place in a
+/// group's error handling — or be gated (``GatedProcedure``) or have its errors ignored
 /// (``IgnoreErrorsProcedure``).
 ///
 /// ```swift

@@ -46,6 +46,7 @@ extension Procedure {
                 return .started
             }
         }
+        if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.enqueued, self, queue: queue) }
         var alreadyFinished = 1  // the gate's own count
         for dependency in dependencies where !dependency.addWaiter(self) {
             alreadyFinished += 1
@@ -57,6 +58,9 @@ extension Procedure {
         }
         if stillWaiting { Procedure.checkForCycle(through: self) }
         perform(readyAction)
+        // Conditions that did not answer at once keep it waiting: the queue must know of it.
+        // (Noted after the fact; `noteWaiting` skips a procedure that is no longer waiting.)
+        if case .checkConditions = readyAction { queue?.noteWaiting(self) }
         return .claimed
     }
 
@@ -83,20 +87,27 @@ extension Procedure {
             state.unfinishedDependencies -= 1
             return state.becomeReadyIfPossible()
         }
+        if action != nil, ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.ready, self) }
         if case .start = action {
             // Started by hand and now ready: start on another thread. Starting here, inside
             // the dependency's finish, would nest one stack frame per link of a chain.
             DispatchQueue.global().async { self.startAfterWaiting() }
         } else {
-            perform(action)
+            performWithoutRecording(action)
         }
     }
 
     func perform(_ action: ReadyAction?) {
+        if action != nil, ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.ready, self) }
+        performWithoutRecording(action)
+    }
+
+    private func performWithoutRecording(_ action: ReadyAction?) {
         switch action {
         case .none: return
         case .enqueue(let queue): queue.enqueueReady(self)
         case .start: startAfterWaiting()
+        case .checkConditions: beginCheckingConditions()
         }
     }
 

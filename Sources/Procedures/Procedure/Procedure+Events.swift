@@ -55,6 +55,7 @@ extension Procedure {
         // Foundation's own flag, so a plain OperationQueue holding this procedure (or waiting
         // on plain-Operation dependencies for it) treats it as ready.
         super.cancel()
+        if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.cancelled(errors: errors), self) }
         cancellationDidTakeEffect(errors: errors)
         perform(readyAction)
         procedureDidCancel(withErrors: errors)
@@ -62,6 +63,7 @@ extension Procedure {
     }
 
     private func handleStart() {
+        if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.started, self) }
         enum Next { case run, finish, cancelled }
         let next: Next = lock.withLock {
             if state.finishErrors != nil { return .finish }
@@ -90,7 +92,10 @@ extension Procedure {
         case .skip: return
         case .cancelled: startWhileCancelled()
         case .execute:
+            let recording = ProcedureInstrumentation.isActive
+            if recording { ProcedureInstrumentation.record(.executing, self) }
             execute()
+            if recording { ProcedureInstrumentation.record(.executed, self) }
             for observer in observers { observer.didExecute(self) }
         }
     }
@@ -129,6 +134,9 @@ extension Procedure {
         }
         // Released here, outside the lock: the last reference may run a user's deinit.
         _ = consume formerDependencies
+        if ProcedureInstrumentation.isActive {
+            ProcedureInstrumentation.record(.finished(errors: errors, cancelled: cancelled), self)
+        }
         // The only way corelibs' OperationQueue learns an asynchronous operation finished;
         // sent after storing the state and outside our lock.
         #if canImport(Darwin)
@@ -154,6 +162,7 @@ extension Procedure {
     }
 
     private func handleProduce(_ operation: Operation) {
+        if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.willProduce(operation), self) }
         for observer in observers { observer.procedure(self, willAdd: operation) }
         let queue = lock.withLock { state.queue }
         queue?.addOperation(operation)

@@ -51,10 +51,13 @@ open class Procedure: Operation, @unchecked Sendable {
     // Always accessed under `lock`, so Swift's dynamic exclusivity checks (about 100
     // instructions each, a dozen times per procedure) add nothing but cost.
     @exclusivity(unchecked) var state = ProcedureState()
+    /// Its number, creation time, group and producer for logs and traces (under `lock`).
+    @exclusivity(unchecked) var instrumentation = InstrumentationFields()
 
     /// A procedure; subclasses set themselves up and call `super.init()`.
     public override init() {
         super.init()
+        if ProcedureInstrumentation.isActive { ProcedureInstrumentation.procedureCreated(self) }
     }
 
     // MARK: - Subclass hooks
@@ -144,6 +147,7 @@ open class Procedure: Operation, @unchecked Sendable {
             (state.phase, state.cancellation, state.errors)
         }
         var summary = "\(displayName): \(phase)"
+        if let gate = conditionGateSummary { summary += ", \(gate)" }
         if cancellation != .none { summary += ", \(cancellation)" }
         if !errors.isEmpty { summary += ", errors: \(errors)" }
         return summary

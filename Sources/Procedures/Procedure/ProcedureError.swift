@@ -20,6 +20,9 @@ public enum ProcedureError: Error, Sendable, CustomStringConvertible {
     /// The procedure (named) needs an input and executed without one (a
     /// ``TransformProcedure`` whose input was neither set nor injected).
     case missingInput(name: String)
+    /// The procedure's condition (named) failed with `error`; the procedure was cancelled.
+    /// For a compound condition the name is that of the condition inside it that failed.
+    case conditionFailed(name: String, error: any Error)
 
     /// The procedure whose result was to be injected (named) finished without an output.
     @available(*, deprecated, renamed: "noOutput(name:)", message: "one case now names a procedure that finished without an output")
@@ -44,6 +47,8 @@ public enum ProcedureError: Error, Sendable, CustomStringConvertible {
             return "\(errors.count) errors: \(errors)"
         case .missingInput(let name):
             return "\(name) executed without an input"
+        case .conditionFailed(let name, let error):
+            return "condition \(name) failed: \(error)"
         }
     }
 }

@@ -37,6 +37,10 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
         case produceWithoutQueue
         /// A delay that is not a number was given to a ``DelayProcedure``.
         case invalidDelay
+        /// `addCondition(_:)` was called after the procedure was enqueued or started.
+        case conditionAddedAfterEnqueue
+        /// A condition called its completion more than once; the first answer was kept.
+        case conditionCompletedTwice
         /// A width below 1 was given to a ``BatchProcedure``; it runs one element at a time.
         case invalidWidth
     }
@@ -96,6 +100,7 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
     static func report(_ kind: Kind, _ message: String, subject: AnyObject?) {
         let report = ProcedureMisuse(
             kind: kind, message: message, subject: subject.map(ObjectIdentifier.init))
+        ProcedureLog.misuse(report, subject: subject)  // checks its level first; misuse is rare
         handler(report)
     }
 }

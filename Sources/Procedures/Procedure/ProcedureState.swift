@@ -34,6 +34,9 @@ enum ReadyAction {
     case enqueue(ProcedureQueue)
     /// `start()` was already called (by hand, or by a plain `OperationQueue`): run it.
     case start
+    /// Dependencies finished but conditions or exclusivity still hold it back: check them
+    /// (see `ConditionGate`). Returned by `becomeReadyIfPossible`, never stored.
+    case checkConditions
 }
 
 /// All mutable state of a procedure, guarded by the procedure's lock.
@@ -71,6 +74,10 @@ struct ProcedureState {
     /// The output future, derived from the completion future; held weakly so that, once no
     /// one uses it, it stops counting as a consumer.
     weak var outputFuture: AnyObject?
+    /// The procedure's conditions and exclusivity categories, if it has any.
+    var gate: ConditionGate?
+    /// Where the gate is; `.open` for a procedure without conditions.
+    var gateStage = GateStage.open
 
     var hasBegunFinishing: Bool { finishErrors != nil || phase >= .finishing }
 
@@ -106,6 +113,12 @@ struct ProcedureState {
             unfinishedDependencies == 0 || cancellation == .cancelled,
             let action = readyAction
         else { return nil }
+        // A cancelled procedure skips its conditions: it will not execute anyway.
+        if gateStage != .open && cancellation != .cancelled {
+            guard gateStage == .closed else { return nil }
+            gateStage = .checking
+            return .checkConditions
+        }
         phase = .ready
         readyAction = nil
         return action

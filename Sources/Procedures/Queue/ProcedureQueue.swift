@@ -45,6 +45,8 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
     /// The last barrier block's procedure; operations added after it depend on it. It depends
     /// on every earlier operation, including the previous barrier.
     @exclusivity(unchecked) private var pendingBarrier: BarrierProcedure?
+    /// Procedures whose conditions wait for the queue to be resumed (see `deferWhileSuspended`).
+    @exclusivity(unchecked) private var suspendedGates: [Procedure] = []
 
     /// An empty queue, with Foundation's defaults (as many at once as the system allows).
     public override init() {
@@ -205,6 +207,38 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
         lock.withLock {
             waiting.removeValue(forKey: ObjectIdentifier(procedure))
             stopAdding(procedure)
+        }
+    }
+
+    // MARK: - Conditions
+
+    /// Suspends and resumes the queue, as on `OperationQueue`. While it is suspended, the
+    /// conditions of its procedures are not checked and their exclusivity categories not
+    /// taken: that happens once it is resumed.
+    open override var isSuspended: Bool {
+        get { super.isSuspended }
+        set {
+            super.isSuspended = newValue
+            guard !newValue else { return }
+            let resumed = lock.withLock { () -> [Procedure] in
+                defer { suspendedGates = [] }
+                return suspendedGates
+            }
+            for procedure in resumed { procedure.beginCheckingConditions() }
+        }
+    }
+
+    /// True if the queue is suspended: `procedure`'s conditions are then checked once it is
+    /// resumed. (Read and recorded in one critical section with the resume's hand-over.)
+    func deferWhileSuspended(_ procedure: Procedure) -> Bool {
+        // Read once without the lock: most queues are not suspended. (A suspension racing
+        // this add may let these conditions be checked early, as it may let Foundation
+        // start an operation added at the same moment.)
+        guard super.isSuspended else { return false }
+        return lock.withLock {
+            guard super.isSuspended else { return false }
+            suspendedGates.append(procedure)
+            return true
         }
     }
 

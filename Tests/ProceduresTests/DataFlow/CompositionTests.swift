@@ -17,6 +17,16 @@ final class CompositionTests: MisuseRecordingTestCase {
         XCTAssertTrue(composed.operation === plain)
     }
 
+    func testAConditionOnComposedKeepsAPlainOperationFromRunning() {
+        let ran = LockedBox(false)
+        let composed = ComposedProcedure(BlockOperation { ran.mutate { $0 = true } })
+        composed.addCondition(FalseCondition())
+        wait(for: composed)
+        assertProcedureCancelled(composed, withErrors: true)
+        XCTAssertFalse(ran.value, "a plain Operation gets a condition through the composed procedure")
+        XCTAssertTrue(composed.operation.isCancelled)
+    }
+
     func testComposedHasTheOutputOfTheProcedureItWraps() {
         let composed = ComposedProcedure(ResultProcedure { 42 })
         let future = ProcedureQueue().future(composed)

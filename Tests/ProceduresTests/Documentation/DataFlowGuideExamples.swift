@@ -61,7 +61,7 @@ final class Greet: ResultGroupProcedure<String>, InputProcedure, @unchecked Send
 
 struct ParseError: Error {}
 
-struct Settings: Codable, Sendable, Equatable {
+struct SyncSettings: Codable, Sendable, Equatable {
     var syncEnabled: Bool
 }
 
@@ -202,10 +202,10 @@ final class DataFlowGuideTests: XCTestCase {
     }
 
     func testJSON() {
-        let encode = EncodeJSONProcedure(input: Settings(syncEnabled: true)) { $0.outputFormatting = .sortedKeys }
-        let decode = DecodeJSONProcedure<Settings>()
+        let encode = EncodeJSONProcedure(input: SyncSettings(syncEnabled: true)) { $0.outputFormatting = .sortedKeys }
+        let decode = DecodeJSONProcedure<SyncSettings>()
         decode.injectResult(from: encode)
         wait(for: encode, decode)
-        XCTAssertEqual(decode.output, Settings(syncEnabled: true))
+        XCTAssertEqual(decode.output, SyncSettings(syncEnabled: true))
     }
 }

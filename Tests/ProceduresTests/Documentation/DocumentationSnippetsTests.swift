@@ -2,14 +2,17 @@ import Foundation
 import XCTest
 
 /// Keeps the guides honest: every Swift code block in `Documentation/*.md` and `README.md`
-/// must appear (ignoring indentation) in a test source file, where it is compiled and run.
+/// must appear (ignoring indentation) in a test source file (of this package or of
+/// Integrations/), where it is compiled and run.
 final class DocumentationSnippetsTests: XCTestCase {
     private let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
     func testEverySwiftSnippetIsCompiledByATest() throws {
-        let testSources = try swiftFiles(under: root.appendingPathComponent("Tests"))
+        // The Integrations/ package's tests hold the snippets that need its dependencies.
+        let testSources = try (swiftFiles(under: root.appendingPathComponent("Tests"))
+            + swiftFiles(under: root.appendingPathComponent("Integrations/Tests")))
             .map { try normalized(String(contentsOf: $0, encoding: .utf8)) }
             .joined(separator: "\n")
         var documents = try FileManager.default

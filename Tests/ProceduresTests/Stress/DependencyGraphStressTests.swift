@@ -37,30 +37,30 @@ private final class GraphProcedure: Procedure, @unchecked Sendable {
     // @unchecked: immutable apart from `finishClaimed`, which is behind its own lock.
     let index: Int
     let finishing: NodeFinish
-    let log: GraphLog
+    let graphLog: GraphLog
     let recorder: ProcedureEventRecorder
     private let finishClaimed = LockedBox(false)
 
     init(index: Int, finishing: NodeFinish, log: GraphLog, recorder: ProcedureEventRecorder) {
         self.index = index
         self.finishing = finishing
-        self.log = log
+        self.graphLog = log
         self.recorder = recorder
         super.init()
         name = "node \(index)"
         addObserver(recorder)
         addWillFinishBlockObserver { procedure, _ in
-            _ = procedure.log.inFlight.mutate { $0.removeValue(forKey: procedure.index) }
+            _ = procedure.graphLog.inFlight.mutate { $0.removeValue(forKey: procedure.index) }
         }
     }
 
     override func execute() {
         recorder.record(.execute, of: self) {
-            log.executions.increment(index)
-            log.inFlight.mutate { $0[index] = self }
+            graphLog.executions.increment(index)
+            graphLog.inFlight.mutate { $0[index] = self }
             let unfinished = dependencies.filter { !$0.isFinished }.map { $0.name ?? "?" }
             if !unfinished.isEmpty {
-                log.violation("node \(index) executed before its dependencies \(unfinished) finished")
+                graphLog.violation("node \(index) executed before its dependencies \(unfinished) finished")
             }
             switch finishing {
             case .atOnce: finish()
@@ -72,7 +72,7 @@ private final class GraphProcedure: Procedure, @unchecked Sendable {
 
     override func procedureDidCancel(withErrors errors: [any Error]) {
         recorder.record(.other, of: self) {}
-        if finishing == .slowly, log.executions.value(index) > 0 { finishOnce() }
+        if finishing == .slowly, graphLog.executions.value(index) > 0 { finishOnce() }
     }
 
     /// The timer and a cancel race to finish a slow node; only the first one calls finish().
@@ -129,9 +129,9 @@ final class DependencyGraphStressTests: MisuseRecordingTestCase {
                 }
             }
             procedure.addDidFinishBlockObserver { procedure, _ in
-                procedure.log.didFinishes.increment(procedure.index)
-                procedure.log.finishedCount.mutate { $0 += 1 }
-                procedure.log.finished.fulfill()
+                procedure.graphLog.didFinishes.increment(procedure.index)
+                procedure.graphLog.finishedCount.mutate { $0 += 1 }
+                procedure.graphLog.finished.fulfill()
             }
             procedures.append(procedure)
         }

@@ -1,0 +1,192 @@
+import Foundation
+
+/// Helpers for conditions made of other conditions.
+extension Condition {
+    /// Takes over the dependencies (waited for and produced) of `conditions`, so that the
+    /// compound condition is evaluated only once they have finished.
+    func adoptDependencies(of conditions: [Condition]) {
+        for condition in conditions {
+            for dependency in condition.dependencies { addDependency(dependency) }
+            for produced in condition.producedDependencies { produceDependency(produced) }
+        }
+    }
+}
+
+/// Satisfied if `condition` is not; fails with ``ConditionError/negatedConditionSatisfied(name:)``
+/// if it is. Also written `!condition`.
+public final class NegatedCondition: Condition, @unchecked Sendable {
+    // @unchecked: `condition` is immutable.
+    /// The condition negated.
+    public let condition: Condition
+
+    override var defaultName: String { "Not<\(condition.name)>" }
+
+    /// Negates `condition` (and waits for its dependencies).
+    public init(_ condition: Condition) {
+        self.condition = condition
+        super.init()
+        adoptDependencies(of: [condition])
+    }
+
+    /// Evaluates the inner condition and inverts its answer: failed or ignored → satisfied.
+    public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
+        let innerName = condition.name
+        condition.evaluate(for: procedure) { result in
+            switch result {
+            case .satisfied: completion(.failed(ConditionError.negatedConditionSatisfied(name: innerName)))
+            case .failed, .ignored: completion(.satisfied)
+            }
+        }
+    }
+
+    /// The inner condition's categories.
+    public override var mutuallyExclusiveCategories: [String] { condition.mutuallyExclusiveCategories }
+}
+
+/// `condition` without its dependencies: they are neither produced nor waited for.
+///
+/// Use it to check something without causing anything, e.g. "is the user logged in" without
+/// presenting the login screen that the condition would otherwise produce.
+public final class SilentCondition: Condition, @unchecked Sendable {
+    // @unchecked: `condition` is immutable.
+    /// The condition silenced.
+    public let condition: Condition
+
+    override var defaultName: String { "Silent<\(condition.name)>" }
+
+    /// Evaluates `condition` without its dependencies.
+    public init(_ condition: Condition) {
+        self.condition = condition
+        super.init()
+    }
+
+    /// The inner condition's answer.
+    public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
+        condition.evaluate(for: procedure, completion: completion)
+    }
+
+    /// The inner condition's categories.
+    public override var mutuallyExclusiveCategories: [String] { condition.mutuallyExclusiveCategories }
+}
+
+/// `condition`, with a failure turned into ``ConditionResult/ignored``: the procedure is
+/// cancelled without an error.
+public final class IgnoredCondition: Condition, @unchecked Sendable {
+    // @unchecked: `condition` is immutable.
+    /// The condition whose failure is ignored.
+    public let condition: Condition
+
+    override var defaultName: String { "Ignored<\(condition.name)>" }
+
+    /// Wraps `condition` (and waits for its dependencies).
+    public init(_ condition: Condition) {
+        self.condition = condition
+        super.init()
+        adoptDependencies(of: [condition])
+    }
+
+    /// The inner condition's answer, a failure made ignored.
+    public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
+        condition.evaluate(for: procedure) { result in
+            if case .failed = result { completion(.ignored) } else { completion(result) }
+        }
+    }
+
+    /// The inner condition's categories.
+    public override var mutuallyExclusiveCategories: [String] { condition.mutuallyExclusiveCategories }
+}
+
+/// Satisfied if every one of `conditions` is. Evaluates them in order and stops at the first
+/// that is not, answering what it answered (a failure names it). Also written `a && b`.
+public final class AllOfCondition: Condition, @unchecked Sendable {
+    // @unchecked: `conditions` is immutable.
+    /// The conditions, in order.
+    public let conditions: [Condition]
+
+    override var defaultName: String { "AllOf<\(conditions.map(\.name).joined(separator: ", "))>" }
+
+    /// All of `conditions` (waiting for their dependencies).
+    public init(_ conditions: [Condition]) {
+        self.conditions = conditions
+        super.init()
+        adoptDependencies(of: conditions)
+    }
+
+    /// Evaluates the conditions in order.
+    public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
+        evaluate(from: 0, for: procedure, completion: completion)
+    }
+
+    private func evaluate(from index: Int, for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
+        guard index < conditions.count else { return completion(.satisfied) }
+        let condition = conditions[index]
+        condition.evaluate(for: procedure) { [self] result in
+            switch result {
+            case .satisfied: evaluate(from: index + 1, for: procedure, completion: completion)
+            case .failed(let error): completion(.failed(ConditionGate.conditionError(error, of: condition)))
+            case .ignored: completion(.ignored)
+            }
+        }
+    }
+
+    /// Every condition's categories.
+    public override var mutuallyExclusiveCategories: [String] { conditions.flatMap(\.mutuallyExclusiveCategories) }
+}
+
+/// Satisfied if any of `conditions` is. Evaluates them in order and stops at the first that
+/// is satisfied; if none is, it is ignored when all were ignored, and otherwise fails with
+/// ``ConditionError/noConditionSatisfied(names:)``. Also written `a || b`.
+public final class AnyOfCondition: Condition, @unchecked Sendable {
+    // @unchecked: `conditions` is immutable.
+    /// The conditions, in order.
+    public let conditions: [Condition]
+
+    override var defaultName: String { "AnyOf<\(conditions.map(\.name).joined(separator: ", "))>" }
+
+    /// Any of `conditions` (waiting for all their dependencies).
+    public init(_ conditions: [Condition]) {
+        self.conditions = conditions
+        super.init()
+        adoptDependencies(of: conditions)
+    }
+
+    /// Evaluates the conditions in order.
+    public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
+        evaluate(from: 0, allIgnored: true, for: procedure, completion: completion)
+    }
+
+    private func evaluate(
+        from index: Int, allIgnored: Bool, for procedure: Procedure,
+        completion: @escaping @Sendable (ConditionResult) -> Void
+    ) {
+        guard index < conditions.count else {
+            if allIgnored && !conditions.isEmpty { return completion(.ignored) }
+            return completion(.failed(ConditionError.noConditionSatisfied(names: conditions.map(\.name))))
+        }
+        conditions[index].evaluate(for: procedure) { [self] result in
+            switch result {
+            case .satisfied: completion(.satisfied)
+            case .failed: evaluate(from: index + 1, allIgnored: false, for: procedure, completion: completion)
+            case .ignored: evaluate(from: index + 1, allIgnored: allIgnored, for: procedure, completion: completion)
+            }
+        }
+    }
+
+    /// Every condition's categories (it cannot know in advance which one will hold).
+    public override var mutuallyExclusiveCategories: [String] { conditions.flatMap(\.mutuallyExclusiveCategories) }
+}
+
+/// Satisfied if both are: `AllOfCondition([lhs, rhs])`.
+public func && (lhs: Condition, rhs: Condition) -> AllOfCondition {
+    AllOfCondition([lhs, rhs])
+}
+
+/// Satisfied if either is: `AnyOfCondition([lhs, rhs])`.
+public func || (lhs: Condition, rhs: Condition) -> AnyOfCondition {
+    AnyOfCondition([lhs, rhs])
+}
+
+/// Satisfied if `condition` is not: `NegatedCondition(condition)`.
+public prefix func ! (condition: Condition) -> NegatedCondition {
+    NegatedCondition(condition)
+}

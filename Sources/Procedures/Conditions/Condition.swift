@@ -1,0 +1,103 @@
+import Foundation
+import ProceduresSupport
+
+/// What a ``Condition`` decided.
+public enum ConditionResult: Sendable {
+    /// The procedure may run.
+    case satisfied
+    /// The procedure must not run: it is cancelled with
+    /// ``ProcedureError/conditionFailed(name:error:)`` carrying the condition's name and `error`.
+    case failed(any Error)
+    /// The procedure must not run, and that is not an error: it is cancelled without errors.
+    case ignored
+}
+
+/// Something that must hold before a procedure runs, checked asynchronously.
+///
+/// Subclass it and override ``evaluate(for:completion:)``, or use a built-in one
+/// (``BlockCondition``, ``NoFailedDependenciesCondition``, ``MutuallyExclusive``, …). Add it
+/// with ``Procedure/addCondition(_:)`` before the procedure is enqueued.
+///
+/// A procedure's conditions are evaluated once its dependencies have finished and before
+/// its will-execute observers run, one at a time in the order they were added, each at most
+/// once; the first one that does not answer ``ConditionResult/satisfied`` stops the evaluation
+/// and cancels the procedure. While they are evaluated the procedure holds no queue slot
+/// and no thread.
+///
+/// A condition may have dependencies of its own (``addDependency(_:)``), which someone else
+/// runs, and may produce procedures (``produceDependency(_:)``), which the library adds to the
+/// procedure's queue: it is evaluated only once they have all finished.
+///
+/// Subclasses restate `@unchecked Sendable` and keep their own state immutable or locked.
+open class Condition: @unchecked Sendable {
+    // @unchecked: every mutable field is guarded by `Condition.lock`. One lock for all
+    // conditions rather than one each: these fields are written while setting a condition up
+    // and read once per evaluation, so it is rarely contended, and a condition (often made
+    // per procedure) costs no lock allocation.
+    private static let lock = Lock()
+    @exclusivity(unchecked) private var storedName: String?
+    @exclusivity(unchecked) private var storedDependencies: [Procedure] = []
+    @exclusivity(unchecked) private var storedProduced: [Procedure] = []
+    private var lock: Lock { Self.lock }
+
+    /// A condition; subclasses set themselves up and call `super.init()`.
+    public init() {}
+
+    /// The name when none was set; built only when asked for.
+    var defaultName: String { String(describing: type(of: self)) }
+
+    /// The condition's name, used in errors and in the procedure's state summary. Defaults
+    /// to the type's name. Thread-safe.
+    public final var name: String {
+        get { lock.withLock { storedName } ?? defaultName }
+        set { lock.withLock { storedName = newValue } }
+    }
+
+    /// Decides whether `procedure` may run. Call `completion` exactly once, from any thread,
+    /// now or later; never block waiting for something. A second call is ignored and
+    /// reported as ``ProcedureMisuse/Kind/conditionCompletedTwice``.
+    ///
+    /// The default is satisfied.
+    open func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
+        completion(.satisfied)
+    }
+
+    /// The categories the procedure must hold exclusively while it runs (see
+    /// ``MutuallyExclusive``). Empty by default.
+    open var mutuallyExclusiveCategories: [String] { [] }
+
+    // MARK: - Dependencies
+
+    /// Procedures that must finish before this condition is evaluated. The condition only
+    /// waits for them: add them to a queue yourself (or use ``produceDependency(_:)``).
+    /// Add them before adding the condition to a procedure.
+    public final var dependencies: [Procedure] { lock.withLock { storedDependencies } }
+
+    /// Makes the condition wait for `procedure` to finish before it is evaluated.
+    public final func addDependency(_ procedure: Procedure) {
+        lock.withLock { storedDependencies.append(procedure) }
+    }
+
+    /// The procedures this condition produces. See ``produceDependency(_:)``.
+    public final var producedDependencies: [Procedure] { lock.withLock { storedProduced } }
+
+    /// Makes `procedure` run before this condition is evaluated: once the procedure the
+    /// condition belongs to has its dependencies finished, `procedure` is added to the same
+    /// queue (a group's child becomes a child of the same group; a procedure started by hand
+    /// starts it by hand), and the condition is evaluated once it has finished. It is
+    /// cancelled if the procedure is cancelled first. A condition that produces procedures
+    /// belongs to one procedure only.
+    public final func produceDependency(_ procedure: Procedure) {
+        lock.withLock { storedProduced.append(procedure) }
+    }
+
+    /// Appends the dependencies to wait for (produced ones included) and the produced ones.
+    final func collectDependencies(into dependencies: inout [Procedure], produced: inout [Procedure]) {
+        lock.withLock {
+            guard !storedDependencies.isEmpty || !storedProduced.isEmpty else { return }
+            dependencies += storedDependencies
+            dependencies += storedProduced
+            produced += storedProduced
+        }
+    }
+}

@@ -1,0 +1,276 @@
+import Foundation
+import ProceduresSupport
+
+/// Checks one procedure's conditions, then takes its exclusivity categories, then lets it
+/// become ready; releases the categories when it finishes.
+///
+/// Steps, each started by the completion of the one before (so no thread waits): the
+/// conditions' dependencies (produced ones are added to the procedure's queue first), then
+/// each condition in order, then the categories. A cancel stops the steps: the procedure's
+/// own cancel path makes it ready, and it finishes cancelled.
+final class ConditionGate: ProcedureObserver, @unchecked Sendable {
+    // @unchecked: `conditions` is appended only under the owning procedure's lock while the
+    // procedure is still initial, and read only once it was claimed (that lock orders the
+    // two); everything else is guarded by `lock`, which is the procedure's own lock (one
+    // gate per procedure; the gate never calls out while holding it). The gate observes the
+    // procedure only if it has categories or produced dependencies.
+    @exclusivity(unchecked) var conditions: [Condition] = []
+
+    /// What the gate waits for, for the procedure's state summary (described only when asked).
+    private enum Waiting {
+        case nothing
+        case queueResume
+        case dependencies([Procedure])
+        case condition(Condition)
+        case exclusivity([String])
+    }
+
+    /// Where the current condition's answer is.
+    private enum Answer {
+        /// `evaluate` has not returned yet.
+        case pending
+        case inline(ConditionResult)
+        /// `evaluate` returned without an answer: the answer resumes the gate.
+        case awaited
+        case received
+    }
+
+    private let lock: Lock
+    @exclusivity(unchecked) private var waiting = Waiting.nothing
+    @exclusivity(unchecked) private var stopped = false
+    @exclusivity(unchecked) private var pendingDependencies = 0
+    @exclusivity(unchecked) private var produced: [Procedure] = []
+    @exclusivity(unchecked) private var request: ExclusivityRequest?
+    /// Set by `begin`, before anything reads it.
+    @exclusivity(unchecked) private var hasCategories = false
+    /// The condition being evaluated (its index) and where its answer is.
+    @exclusivity(unchecked) private var current = (index: -1, answer: Answer.received)
+
+    init(lock: Lock) {
+        self.lock = lock
+    }
+
+    /// "waiting for …", while the gate waits for something.
+    var summary: String? {
+        let waiting = lock.withLock { self.waiting }
+        switch waiting {
+        case .nothing: return nil
+        case .queueResume: return "waiting for its queue to be resumed before checking its conditions"
+        case .dependencies(let dependencies):
+            return "waiting for the dependencies of its conditions (\(dependencies.map(\.displayName).joined(separator: ", ")))"
+        case .condition(let condition): return "waiting for condition \(condition.name)"
+        case .exclusivity(let categories): return "waiting for exclusivity (\(categories.joined(separator: ", ")))"
+        }
+    }
+
+    func waitForQueueResume() {
+        lock.withLock { waiting = .queueResume }
+    }
+
+    // MARK: - Steps
+
+    func begin(_ procedure: Procedure, queue: ProcedureQueue?) {
+        var produced: [Procedure] = []
+        var dependencies: [Procedure] = []
+        for condition in conditions {
+            condition.collectDependencies(into: &dependencies, produced: &produced)
+            hasCategories = hasCategories || !condition.mutuallyExclusiveCategories.isEmpty
+        }
+        if hasCategories || !produced.isEmpty {
+            // Only then does the gate need to hear of a cancel (to cancel what it produced and
+            // leave the line) and of the finish (to release its categories). Checked once
+            // registered: a cancel decided earlier sent its hooks to no one.
+            procedure.addObserver(self)
+            guard proceed(procedure, waitingFor: .nothing, index: -1) else { return }
+        }
+        guard !dependencies.isEmpty else {
+            evaluate(procedure, from: 0)
+            return
+        }
+        lock.withLock {
+            // One extra count keeps the step shut while the observers are added.
+            pendingDependencies = dependencies.count + 1
+            self.produced = produced
+            waiting = .dependencies(dependencies)
+        }
+        for operation in produced {
+            if let queue { queue.addOperation(operation) } else { operation.start() }
+        }
+        for dependency in dependencies {
+            dependency.addObserver(ConditionDependencyObserver(gate: self, procedure: procedure))
+        }
+        dependencyDidFinish(for: procedure)
+    }
+
+    func dependencyDidFinish(for procedure: Procedure) {
+        let done = lock.withLock { () -> Bool in
+            pendingDependencies -= 1
+            return pendingDependencies == 0
+        }
+        if done { evaluate(procedure, from: 0) }
+    }
+
+    /// Evaluates conditions from `start` on; a condition that answers before `evaluate`
+    /// returns continues the loop here, one that answers later continues it from its answer.
+    private func evaluate(_ procedure: Procedure, from start: Int) {
+        var index = start
+        while index < conditions.count {
+            let condition = conditions[index]
+            guard proceed(procedure, waitingFor: .condition(condition), index: index) else { return }
+            condition.evaluate(for: procedure) { [self, index] result in
+                answer(result, index: index, procedure: procedure)
+            }
+            let inline = lock.withLock { () -> ConditionResult? in
+                if case .inline(let result) = current.answer {
+                    current.answer = .received
+                    return result
+                }
+                current.answer = .awaited
+                return nil
+            }
+            guard let result = inline else { return }
+            guard apply(result, of: condition, to: procedure) else { return }
+            index += 1
+        }
+        acquireCategories(procedure)
+    }
+
+    /// A condition's completion was called.
+    private func answer(_ result: ConditionResult, index: Int, procedure: Procedure) {
+        enum Next { case none, resume, duplicate }
+        let next = lock.withLock { () -> Next in
+            guard current.index == index else { return .duplicate }
+            switch current.answer {
+            case .pending:
+                current.answer = .inline(result)
+                return .none
+            case .awaited:
+                current.answer = .received
+                return .resume
+            case .inline, .received:
+                return .duplicate
+            }
+        }
+        let condition = conditions[index]
+        switch next {
+        case .none: return
+        case .resume:
+            guard apply(result, of: condition, to: procedure) else { return }
+            evaluate(procedure, from: index + 1)
+        case .duplicate:
+            ProcedureMisuse.report(
+                .conditionCompletedTwice,
+                "condition \(condition.name) of \(procedure.displayName) called its completion more than once; the first answer was kept. Call the completion exactly once.",
+                subject: procedure)
+        }
+    }
+
+    /// False (and stopped) if the procedure was cancelled; otherwise notes what comes next.
+    private func proceed(_ procedure: Procedure, waitingFor next: Waiting, index: Int) -> Bool {
+        lock.withLock {
+            // The gate shares the procedure's lock, so its cancel state can be read here.
+            if procedure.state.cancellation != .none { stopped = true }
+            guard !stopped else {
+                waiting = .nothing
+                return false
+            }
+            waiting = next
+            if index >= 0 { current = (index, .pending) }
+            return true
+        }
+    }
+
+    /// True if the evaluation goes on.
+    private func apply(_ result: ConditionResult, of condition: Condition, to procedure: Procedure) -> Bool {
+        switch result {
+        case .satisfied:
+            return true
+        case .failed(let error):
+            stop()
+            procedure.cancel(withError: Self.conditionError(error, of: condition))
+            return false
+        case .ignored:
+            stop()
+            procedure.cancel()
+            return false
+        }
+    }
+
+    /// `error` named after the condition, unless it already names one (a compound condition
+    /// passes on the error of the condition inside it that failed).
+    static func conditionError(_ error: any Error, of condition: Condition) -> any Error {
+        if case ProcedureError.conditionFailed = error { return error }
+        return ProcedureError.conditionFailed(name: condition.name, error: error)
+    }
+
+    private func stop() {
+        lock.withLock {
+            stopped = true
+            waiting = .nothing
+        }
+    }
+
+    private func acquireCategories(_ procedure: Procedure) {
+        guard hasCategories else {
+            open(procedure)
+            return
+        }
+        var categories: [String] = []
+        for condition in conditions { categories += condition.mutuallyExclusiveCategories }
+        guard !categories.isEmpty else {
+            open(procedure)
+            return
+        }
+        let request = ExclusivityRequest(categories: categories) { [self] in open(procedure) }
+        let submit = lock.withLock { () -> Bool in
+            // Same lock as the procedure's: a cancel is decided either before this (and stops
+            // here) or after (and its did-cancel hook finds the request and withdraws it).
+            guard !stopped, procedure.state.cancellation == .none else { return false }
+            waiting = .exclusivity(request.categories)
+            self.request = request
+            return true
+        }
+        if submit { ExclusivityManager.shared.submit(request) }
+    }
+
+    private func open(_ procedure: Procedure) {
+        lock.withLock { waiting = .nothing }
+        procedure.conditionGateDidOpen()
+    }
+
+    // MARK: - Observing the procedure
+
+    func didCancel(_ procedure: Procedure, errors: [any Error]) {
+        let (produced, request) = lock.withLock { () -> ([Procedure], ExclusivityRequest?) in
+            stopped = true
+            waiting = .nothing
+            defer { self.produced = [] }
+            return (self.produced, self.request)
+        }
+        for operation in produced where !operation.isFinished { operation.cancel() }
+        // Leaves the line at once; a procedure already holding its categories keeps them
+        // until it finishes.
+        if let request { ExclusivityManager.shared.leaveLine(request) }
+    }
+
+    func didFinish(_ procedure: Procedure, errors: [any Error]) {
+        let request = lock.withLock { () -> ExclusivityRequest? in
+            stopped = true
+            waiting = .nothing
+            produced = []
+            defer { self.request = nil }
+            return self.request
+        }
+        if let request { ExclusivityManager.shared.withdraw(request) }
+    }
+}
+
+/// Tells a gate that one of its conditions' dependencies finished.
+private struct ConditionDependencyObserver: ProcedureObserver {
+    let gate: ConditionGate
+    let procedure: Procedure
+
+    func didFinish(_ dependency: Procedure, errors: [any Error]) {
+        gate.dependencyDidFinish(for: procedure)
+    }
+}

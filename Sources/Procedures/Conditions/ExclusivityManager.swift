@@ -1,0 +1,148 @@
+import Foundation
+import ProceduresSupport
+
+/// One procedure's claim on a set of exclusivity categories.
+final class ExclusivityRequest: @unchecked Sendable {
+    // @unchecked: `status`, `missingHeads` and `onGrant` are guarded by the manager's lock;
+    // `categories` is immutable.
+    enum Status { case new, waiting, granted, withdrawn }
+
+    let categories: [String]
+    /// The lines it joined, in `categories` order (set by `submit`), so that leaving them
+    /// needs no lookup by name.
+    @exclusivity(unchecked) var lines: [ExclusivityManager.Line] = []
+    @exclusivity(unchecked) var status = Status.new
+    /// How many of its lines it is not yet first in.
+    @exclusivity(unchecked) var missingHeads = 0
+    @exclusivity(unchecked) var onGrant: (@Sendable () -> Void)?
+
+    init(categories: [String], onGrant: @escaping @Sendable () -> Void) {
+        self.categories = Self.removingDuplicates(categories)
+        self.onGrant = onGrant
+    }
+
+    /// Each category once, in order (a procedure names a handful: a set only for many).
+    private static func removingDuplicates(_ categories: [String]) -> [String] {
+        if categories.count <= 1 { return categories }
+        if categories.count <= 8 {
+            var unique: [String] = []
+            for category in categories where !unique.contains(category) { unique.append(category) }
+            return unique
+        }
+        var seen = Set<String>()
+        return categories.filter { seen.insert($0).inserted }
+    }
+}
+
+/// Grants exclusivity categories, process-wide, first come first served per category.
+///
+/// A request joins the line of each of its categories in one critical section, so every line
+/// orders requests the same way (by arrival); a request is granted once it is first in all its
+/// lines. The oldest waiting request is therefore always first in each of its lines once the
+/// holders ahead of it release: no order of naming categories can deadlock. Each request
+/// becomes first in each of its lines once, and a withdrawn request is skipped (not searched
+/// for) when it comes first, so every operation costs O(categories of the request), amortized.
+package final class ExclusivityManager: @unchecked Sendable {
+    // @unchecked: `lines` (and every request's mutable fields) are guarded by `lock`.
+    static let shared = ExclusivityManager()
+
+    /// One category's holder and waiters, in order; fields guarded by the manager's lock.
+    final class Line {
+        let category: String
+        @exclusivity(unchecked) var entries: [ExclusivityRequest] = []
+        @exclusivity(unchecked) var head = 0
+        var isEmpty: Bool { head == entries.count }
+
+        init(category: String) {
+            self.category = category
+        }
+    }
+
+    private let lock = Lock()
+    @exclusivity(unchecked) private var lines: [String: Line] = [:]
+
+    /// Joins the lines; `request.onGrant` runs (on this thread, or on the thread releasing the
+    /// last category it waits for) once it holds them all. Ignored for a withdrawn request.
+    func submit(_ request: ExclusivityRequest) {
+        let granted = lock.withLock { () -> (@Sendable () -> Void)? in
+            guard request.status == .new else { return nil }
+            request.status = .waiting
+            request.lines.reserveCapacity(request.categories.count)
+            for category in request.categories {
+                let line: Line
+                if let existing = lines[category] {
+                    line = existing
+                } else {
+                    line = Line(category: category)
+                    lines[category] = line
+                }
+                if !line.isEmpty { request.missingHeads += 1 }
+                line.entries.append(request)
+                request.lines.append(line)
+            }
+            return request.missingHeads == 0 ? grant(request) : nil
+        }
+        granted?()
+    }
+
+    /// Leaves the lines (if waiting) or releases the categories (if granted); a request not
+    /// yet submitted will never be. Safe to call more than once.
+    func withdraw(_ request: ExclusivityRequest, unlessGranted: Bool = false) {
+        var granted: [@Sendable () -> Void] = []
+        let dropped = lock.withLock { () -> (@Sendable () -> Void)? in
+            let previous = request.status
+            if unlessGranted && previous == .granted { return nil }
+            request.status = .withdrawn
+            defer { request.onGrant = nil }
+            guard previous == .waiting || previous == .granted else { return request.onGrant }
+            for line in request.lines {
+                // Only a request first in its line holds anyone up; one further back is
+                // skipped when it comes first.
+                if !line.isEmpty && line.entries[line.head] === request { advance(line, granted: &granted) }
+            }
+            request.lines = []
+            return request.onGrant
+        }
+        _ = consume dropped  // released outside the lock: it holds the procedure
+        for onGrant in granted { onGrant() }
+    }
+
+    /// Withdraws `request` unless it already holds its categories.
+    func leaveLine(_ request: ExclusivityRequest) {
+        withdraw(request, unlessGranted: true)
+    }
+
+    /// Removes the first entry of `line` and any withdrawn ones behind it; the new first
+    /// entry gets one step closer to being granted. Call under `lock`.
+    private func advance(_ line: Line, granted: inout [@Sendable () -> Void]) {
+        line.head += 1
+        while !line.isEmpty, line.entries[line.head].status == .withdrawn { line.head += 1 }
+        if line.isEmpty {
+            // An emptied line is dropped (a later request makes a new one), so categories
+            // used once do not pile up.
+            lines[line.category] = nil
+            line.entries = []
+            line.head = 0
+            return
+        }
+        if line.head > 32 && line.head * 2 > line.entries.count {
+            line.entries.removeFirst(line.head)
+            line.head = 0
+        }
+        let next = line.entries[line.head]
+        next.missingHeads -= 1
+        if next.missingHeads == 0, let onGrant = grant(next) { granted.append(onGrant) }
+    }
+
+    private func grant(_ request: ExclusivityRequest) -> (@Sendable () -> Void)? {
+        request.status = .granted
+        defer { request.onGrant = nil }
+        return request.onGrant
+    }
+
+    /// True while some procedure holds or waits for `category` (for tests: a category nobody
+    /// uses any more must not be kept).
+    package static func isInUse(_ category: String) -> Bool {
+        shared.lock.withLock { shared.lines[category] != nil }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// Where a procedure's conditions are (see `ConditionGate`).
+enum GateStage: UInt8 {
+    /// It has conditions or categories, not checked yet.
+    case closed
+    /// They are being checked (or the procedure waits for its categories).
+    case checking
+    /// Nothing holds the procedure back any more (or it never had conditions).
+    case open
+}
+
+extension Procedure {
+    /// Makes the procedure run only if `condition` holds. See ``Condition``.
+    ///
+    /// Add conditions before adding the procedure to a queue (or starting it). Afterwards the
+    /// call is ignored and reported as ``ProcedureMisuse/Kind/conditionAddedAfterEnqueue``.
+    public final func addCondition(_ condition: Condition) {
+        let accepted = lock.withLock { () -> Bool in
+            guard state.phase == .initial else { return false }
+            if let gate = state.gate {
+                gate.conditions.append(condition)
+            } else {
+                let gate = ConditionGate(lock: lock)
+                gate.conditions.append(condition)
+                state.gate = gate
+            }
+            state.gateStage = .closed
+            return true
+        }
+        if !accepted {
+            ProcedureMisuse.report(
+                .conditionAddedAfterEnqueue,
+                "addCondition(\(condition.name)) was called on \(displayName) after it was added to a queue or started; the condition was ignored. Add conditions before adding the procedure to a queue.",
+                subject: self)
+        }
+    }
+
+    /// Adds several conditions, in order. See ``addCondition(_:)``.
+    public final func addConditions(_ conditions: some Sequence<Condition>) {
+        for condition in conditions { addCondition(condition) }
+    }
+
+    /// The conditions added to the procedure, in order.
+    public final var conditions: [Condition] {
+        lock.withLock { state.gate?.conditions ?? [] }
+    }
+
+    /// Dependencies finished; conditions and categories come next. Deferred while the queue
+    /// is suspended (a group's children wait for the group to start): a condition checked, or
+    /// a category taken, long before the procedure can run would be stale or hold others up.
+    func beginCheckingConditions() {
+        let (gate, queue) = lock.withLock { (state.gate, state.queue) }
+        guard let gate else { return }
+        if let queue, queue.deferWhileSuspended(self) {
+            gate.waitForQueueResume()
+            return
+        }
+        gate.begin(self, queue: queue)
+    }
+
+    /// The conditions were satisfied and the categories are held: the procedure is ready.
+    func conditionGateDidOpen() {
+        let action = lock.withLock { () -> ReadyAction? in
+            state.gateStage = .open
+            return state.becomeReadyIfPossible()
+        }
+        if case .start = action {
+            // Started by hand: start on another thread rather than nest inside whatever
+            // completed the last condition (a dependency's finish, another procedure's release).
+            DispatchQueue.global().async { self.startAfterWaiting() }
+        } else {
+            perform(action)
+        }
+    }
+
+    /// What the procedure's conditions wait for, while it waits.
+    var conditionGateSummary: String? {
+        let gate = lock.withLock { state.phase == .waiting && state.gateStage == .checking ? state.gate : nil }
+        return gate?.summary
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Procedures
+import ProceduresTesting
+import XCTest
+
+/// Gives other threads a chance to run while inside the exclusive region, so that an
+/// overlap, if exclusivity were broken, would show on the counter.
+private func stayInside() {
+    for _ in 0..<10 { sched_yield() }
+}
+
+final class ConditionStressTests: XCTestCase {
+    func testTenThousandProceduresSharingACategoryAcrossFourQueuesNeverOverlap() {
+        let count = stressIterations(10_000)
+        let category = "stress-\(UUID().uuidString)"
+        let counter = ConcurrencyCounter()
+        let executed = StressCounters(count: count)
+        let queues = (0..<4).map { _ in ProcedureQueue() }
+        var procedures: [Procedure] = []
+        procedures.reserveCapacity(count)
+        for index in 0..<count {
+            let procedure = BlockProcedure {
+                counter.enter()
+                executed.increment(index)
+                stayInside()
+                counter.leave()
+            }
+            procedure.addCondition(MutuallyExclusive(category: category))
+            procedures.append(procedure)
+        }
+        // Added from four threads at once, each to its own queue: adding races too.
+        let toAdd = procedures
+        DispatchQueue.concurrentPerform(iterations: 4) { lane in
+            for index in stride(from: lane, to: count, by: 4) { queues[lane].addOperation(toAdd[index]) }
+        }
+        wait(forAll: procedures, timeout: 120)
+        XCTAssertEqual(counter.maximum, 1)
+        XCTAssertEqual(executed.values, Array(repeating: 1, count: count))
+    }
+
+    func testRandomCategorySetsNeverDeadlockNorOverlap() {
+        var random = StressRandom()
+        let count = stressIterations(3_000)
+        let names = (0..<6).map { "stress-\($0)-\(UUID().uuidString)" }
+        let counters = names.map { _ in ConcurrencyCounter() }
+        let queues = (0..<3).map { _ in ProcedureQueue() }
+        var procedures: [Procedure] = []
+        for index in 0..<count {
+            // One to three categories, named in a random order.
+            let chosen = (0..<(1 + random.nextInt(3))).map { _ in random.nextInt(names.count) }
+            let procedure = BlockProcedure {
+                for category in Set(chosen) { counters[category].enter() }
+                stayInside()
+                for category in Set(chosen) { counters[category].leave() }
+            }
+            for category in chosen { procedure.addCondition(MutuallyExclusive(category: names[category])) }
+            if random.nextInt(10) == 0 { procedure.cancel() }
+            procedures.append(procedure)
+            queues[index % queues.count].addOperation(procedure)
+            if random.nextInt(20) == 0 { procedures[random.nextInt(procedures.count)].cancel() }
+        }
+        wait(forAll: procedures, timeout: 120)
+        XCTAssertTrue(counters.allSatisfy { $0.maximum <= 1 }, "seed \(random.seed)")
+        XCTAssertFalse(names.contains(where: ExclusivityManager.isInUse), "every category is released, seed \(random.seed)")
+    }
+
+    func testConditionsRacingCancellationAlwaysFinishOnce() {
+        let count = stressIterations(3_000)
+        let executed = StressCounters(count: count)
+        let queue = ProcedureQueue()
+        var procedures: [BlockProcedure] = []
+        for index in 0..<count {
+            let procedure = BlockProcedure { executed.increment(index) }
+            procedure.addCondition(BlockCondition { _, completion in
+                DispatchQueue.global().async { completion(.satisfied) }
+            })
+            procedure.addCondition(MutuallyExclusive(category: "race-\(index % 7)"))
+            procedures.append(procedure)
+        }
+        for procedure in procedures {
+            queue.addOperation(procedure)
+            DispatchQueue.global().async { procedure.cancel() }
+        }
+        wait(forAll: procedures, timeout: 120)
+        for (index, procedure) in procedures.enumerated() {
+            // Either it ran to completion uncancelled, or it was cancelled and never ran;
+            // a cancel that lands once it is executing leaves it running to the end.
+            if procedure.isCancelled && executed.values[index] == 0 { continue }
+            XCTAssertEqual(executed.values[index], 1, "procedure \(index)")
+        }
+    }
+
+    func testConditionsOnFiveThousandChildrenOfOneGroup() {
+        let count = stressIterations(5_000)
+        let executed = StressCounters(count: count)
+        let children = (0..<count).map { index -> BlockProcedure in
+            let child = BlockProcedure { executed.increment(index) }
+            child.addCondition(BlockCondition { index % 5 != 0 })
+            return child
+        }
+        let group = GroupProcedure(operations: children)
+        wait(for: group, timeout: 120)
+        XCTAssertTrue(group.isFinished)
+        for index in 0..<count { XCTAssertEqual(executed.values[index], index % 5 == 0 ? 0 : 1, "child \(index)") }
+        XCTAssertEqual(children.filter(\.isCancelled).count, (count + 4) / 5)
+    }
+}
