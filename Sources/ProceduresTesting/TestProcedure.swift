@@ -30,6 +30,8 @@ open class TestProcedure: Procedure, @unchecked Sendable {
     public let producedOperation: Operation?
     /// Where its callbacks are recorded, if anywhere.
     public let recorder: ProcedureEventRecorder?
+    /// The clock its delay is measured on (nil: real time).
+    public let clock: (any ProcedureClock)?
 
     private struct Counts {
         var executes = 0
@@ -41,12 +43,13 @@ open class TestProcedure: Procedure, @unchecked Sendable {
 
     /// A test procedure named `name` that waits `delay` seconds in `execute()` (0: finishes
     /// at once), then finishes with `error`; it produces `produced` first, and reports its
-    /// callbacks to `recorder`.
+    /// callbacks to `recorder`. Pass a `clock` (a ``ManualClock``) to measure the delay on it.
     public init(
         name: String = "TestProcedure", delay: TimeInterval = 0, error: (any Error)? = nil,
-        produced: Operation? = nil, recorder: ProcedureEventRecorder? = nil
+        produced: Operation? = nil, recorder: ProcedureEventRecorder? = nil, clock: (any ProcedureClock)? = nil
     ) {
         self.delay = delay
+        self.clock = clock
         self.error = error
         self.producedOperation = produced
         self.recorder = recorder
@@ -69,6 +72,10 @@ open class TestProcedure: Procedure, @unchecked Sendable {
             if let producedOperation { try? produce(producedOperation) }
             guard delay > 0 else {
                 finishOnce()
+                return
+            }
+            if let clock {
+                _ = clock.schedule(after: delay) { [weak self] in self?.finishOnce() }
                 return
             }
             DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in

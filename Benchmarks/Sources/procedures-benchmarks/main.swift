@@ -18,6 +18,8 @@ let scenarios: [Scenario] =
         S7Memory.scenario,
         S8Conditions.scenario,
         S9Exclusivity.scenario,
+        T1Timeouts.scenario,
+        R1Retry.scenario,
         B1Batch.scenario,
     ] + FutureScenarios.all
 

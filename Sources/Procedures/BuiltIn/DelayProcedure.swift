@@ -2,8 +2,10 @@ import Foundation
 
 /// A procedure that finishes after a delay, or at a date, without occupying a thread.
 ///
-/// It runs a `DispatchSourceTimer`. A zero, negative or past delay finishes at once. Cancelling
-/// it stops the timer and finishes it immediately. Make it a dependency to hold something back:
+/// It waits on a ``ProcedureClock``: ``SystemClock/shared`` (real time, one timer shared by
+/// every wait) unless you pass another, such as `ProceduresTesting`'s `ManualClock` in tests.
+/// A zero, negative or past delay finishes at once. Cancelling it removes its callback from
+/// the clock and finishes it immediately. Make it a dependency to hold something back:
 ///
 /// ```swift
 /// let pause = DelayProcedure(by: 0.5)
@@ -12,36 +14,39 @@ import Foundation
 /// ```
 public final class DelayProcedure: Procedure, @unchecked Sendable {
     // @unchecked: `timer` is only touched from this procedure's callbacks (execute, did-cancel,
-    // did-finish), which never overlap.
+    // did-finish), which never overlap; `clock` is immutable.
 
     /// How long to wait.
     public enum Delay: Sendable, Equatable {
         /// An interval, in seconds, counted from when the procedure executes.
         case by(TimeInterval)
-        /// A moment in time.
+        /// A moment in wall-clock time. The seconds left until it are measured against the
+        /// system's date when the procedure executes, and then waited for on the procedure's
+        /// clock.
         case until(Date)
     }
 
     /// The delay this procedure waits for.
     public let delay: Delay
-    private let leeway: DispatchTimeInterval
-    private var timer: DispatchSourceTimer?
+    /// The clock the delay is measured on.
+    public let clock: any ProcedureClock
+    private var timer: (any Cancelable)?
 
-    /// Waits `interval` seconds once executed. A NaN interval is reported to
-    /// ``ProcedureMisuse`` and treated as zero.
-    public convenience init(by interval: TimeInterval, leeway: DispatchTimeInterval = .milliseconds(1)) {
-        self.init(.by(interval), leeway: leeway)
+    /// Waits `interval` seconds of `clock` once executed. A NaN interval is reported to
+    /// ``ProcedureMisuse`` and treated as zero; an infinite one lasts until cancelled.
+    public convenience init(by interval: TimeInterval, clock: any ProcedureClock = SystemClock.shared) {
+        self.init(.by(interval), clock: clock)
     }
 
     /// Waits until `date`; a date in the past finishes at once.
-    public convenience init(until date: Date, leeway: DispatchTimeInterval = .milliseconds(1)) {
-        self.init(.until(date), leeway: leeway)
+    public convenience init(until date: Date, clock: any ProcedureClock = SystemClock.shared) {
+        self.init(.until(date), clock: clock)
     }
 
-    /// Waits for `delay`.
-    public init(_ delay: Delay, leeway: DispatchTimeInterval = .milliseconds(1)) {
+    /// Waits for `delay` on `clock`.
+    public init(_ delay: Delay, clock: any ProcedureClock = SystemClock.shared) {
         self.delay = delay
-        self.leeway = leeway
+        self.clock = clock
         super.init()
         switch delay {
         case .by(let interval):
@@ -71,27 +76,17 @@ public final class DelayProcedure: Procedure, @unchecked Sendable {
             finishAutomatically()
             return
         }
-        let timer = DispatchSource.makeTimerSource(queue: .global())
-        timer.setEventHandler { [weak self] in self?.finishAutomatically() }
-        timer.schedule(deadline: Self.deadline(after: interval), leeway: leeway)
-        self.timer = timer
-        timer.resume()
+        timer = clock.schedule(after: interval) { [weak self] in self?.finishAutomatically() }
     }
 
-    private static func deadline(after interval: TimeInterval) -> DispatchTime {
-        // Beyond about 292 years DispatchTime overflows: treat it as "until cancelled".
-        guard interval < 9_000_000_000 else { return .distantFuture }
-        return .now() + interval
-    }
-
-    /// Stops the timer and finishes.
+    /// Removes the clock callback and finishes.
     public override func procedureDidCancel(withErrors errors: [any Error]) {
         timer?.cancel()
         // Racing the timer is expected: whichever finish comes second is ignored quietly.
         finishAutomatically()
     }
 
-    /// Releases the timer.
+    /// Removes the clock callback (if it has not run).
     public override func procedureDidFinish(withErrors errors: [any Error]) {
         timer?.cancel()
         timer = nil

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Errors the library itself puts on procedures.
 public enum ProcedureError: Error, Sendable, CustomStringConvertible {
     /// The procedure's ``GroupProcedure`` (or another parent) was cancelled with these errors.
@@ -23,6 +25,9 @@ public enum ProcedureError: Error, Sendable, CustomStringConvertible {
     /// The procedure's condition (named) failed with `error`; the procedure was cancelled.
     /// For a compound condition the name is that of the condition inside it that failed.
     case conditionFailed(name: String, error: any Error)
+    /// A ``TimeoutObserver`` cancelled the procedure: it had not finished this many seconds
+    /// after it started executing.
+    case timedOut(after: TimeInterval)
 
     /// The procedure whose result was to be injected (named) finished without an output.
     @available(*, deprecated, renamed: "noOutput(name:)", message: "one case now names a procedure that finished without an output")
@@ -49,6 +54,8 @@ public enum ProcedureError: Error, Sendable, CustomStringConvertible {
             return "\(name) executed without an input"
         case .conditionFailed(let name, let error):
             return "condition \(name) failed: \(error)"
+        case .timedOut(let interval):
+            return "timed out after \(interval) s"
         }
     }
 }

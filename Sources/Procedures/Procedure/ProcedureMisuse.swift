@@ -41,6 +41,11 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
         case conditionAddedAfterEnqueue
         /// A condition called its completion more than once; the first answer was kept.
         case conditionCompletedTwice
+        /// A manual clock was asked to move backwards; time never does.
+        case clockMovedBackwards
+        /// A timeout was added to a procedure that had already started executing (or finished):
+        /// its clock starts at will-execute, so it would never fire.
+        case timeoutAddedAfterStart
         /// A width below 1 was given to a ``BatchProcedure``; it runs one element at a time.
         case invalidWidth
     }
@@ -97,7 +102,8 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
         FileHandle.standardError.write(Data((report.description + "\n").utf8))
     }
 
-    static func report(_ kind: Kind, _ message: String, subject: AnyObject?) {
+    /// Reports misuse to ``handler`` (used by the library and its testing module).
+    package static func report(_ kind: Kind, _ message: String, subject: AnyObject?) {
         let report = ProcedureMisuse(
             kind: kind, message: message, subject: subject.map(ObjectIdentifier.init))
         ProcedureLog.misuse(report, subject: subject)  // checks its level first; misuse is rare

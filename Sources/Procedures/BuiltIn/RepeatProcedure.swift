@@ -1,0 +1,207 @@
+import Foundation
+import ProceduresSupport
+
+/// One operation for a ``RepeatProcedure`` to run, with what to do before it.
+public struct RepeatProcedurePayload<T: Operation>: Sendable {
+    /// The operation to run next.
+    public var operation: T
+    /// Seconds to wait before running it, instead of what the repeat's ``WaitStrategy`` says;
+    /// nil to ask the strategy. Zero, negative or NaN: no wait.
+    public var wait: TimeInterval?
+    /// Runs on the operation just before it is added (after the repeat's own configure block).
+    public var configure: (@Sendable (T) -> Void)?
+
+    /// A payload running `operation`, after `wait` seconds if given, configured by `configure`.
+    public init(operation: T, wait: TimeInterval? = nil, configure: (@Sendable (T) -> Void)? = nil) {
+        self.operation = operation
+        self.wait = wait
+        self.configure = configure
+    }
+}
+
+/// Runs operations from an iterator one after another, each as a child of the group,
+/// optionally waiting between them.
+///
+/// The first operation starts when the repeat executes; each next one is taken from the
+/// iterator when the previous one finishes, configured (``appendConfigureBlock(_:)``), and
+/// added after the wait the ``WaitStrategy`` (or the payload) asks for. It stops when the
+/// iterator ends, after `max` operations, or when cancelled: cancelling the repeat cancels the
+/// running operation, or the wait and the operation behind it, and adds no more.
+///
+/// ```swift
+/// var page = 0
+/// let pages = RepeatProcedure(max: 5, wait: .constant(1)) { () -> FetchPage? in
+///     page += 1
+///     return FetchPage(number: page)
+/// }
+/// queue.addOperation(pages)
+/// ```
+///
+/// Waits are ``DelayProcedure`` children on the repeat's ``clock``. The repeat finishes with
+/// the errors of all its operations (a ``RetryProcedure`` keeps only the last one's).
+///
+/// The iterator and the configure blocks are called one at a time, from the group's own
+/// callbacks, never under a lock.
+open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
+    // @unchecked: `nextFromIterator` and `randomness` are only touched from the group's
+    // callbacks (`execute()` and child-finished handling), which never overlap; `progress` is
+    // only touched under the procedure's own `lock` (a few stores at a time, no other lock
+    // taken: a lock of its own would cost every repeat two more allocations); the `let`s are
+    // immutable.
+
+    /// The most operations the repeat runs, the first included; nil for no limit.
+    public let max: Int?
+    /// The wait before each operation after the first (unless its payload says otherwise).
+    public let wait: WaitStrategy
+    /// The clock the waits are measured on.
+    public let clock: any ProcedureClock
+
+    private var nextFromIterator: () -> RepeatProcedurePayload<T>?
+    @exclusivity(unchecked) private var progress = Progress()
+
+    private struct Progress {
+        var count = 0
+        var current: T?
+        var previous: T?
+        var configure: (@Sendable (T) -> Void)?
+    }
+
+    /// Repeats the payloads of `iterator` (each may bring its own wait and configure block).
+    public convenience init(
+        max: Int? = nil, wait: WaitStrategy = .immediate, clock: any ProcedureClock = SystemClock.shared,
+        payloads iterator: some IteratorProtocol<RepeatProcedurePayload<T>>
+    ) {
+        var payloads = iterator
+        self.init(max: max, wait: wait, clock: clock, next: { payloads.next() })
+    }
+
+    /// Repeats the operations of `iterator`.
+    public convenience init(
+        max: Int? = nil, wait: WaitStrategy = .immediate, clock: any ProcedureClock = SystemClock.shared,
+        iterator: some IteratorProtocol<T>
+    ) {
+        var operations = iterator
+        self.init(max: max, wait: wait, clock: clock, next: { operations.next().map { RepeatProcedurePayload(operation: $0) } })
+    }
+
+    /// Repeats the operations `body` makes, until it returns nil (or `max` is reached).
+    public convenience init(
+        max: Int? = nil, wait: WaitStrategy = .immediate, clock: any ProcedureClock = SystemClock.shared,
+        body: @escaping () -> T?
+    ) {
+        self.init(max: max, wait: wait, clock: clock, next: { body().map { RepeatProcedurePayload(operation: $0) } })
+    }
+
+    /// Repeats the payloads `next` returns, until it returns nil (or `max` is reached). The
+    /// designated initializer, for subclasses; the others wrap their iterator in `next`.
+    public init(
+        max: Int? = nil, wait: WaitStrategy = .immediate, clock: any ProcedureClock = SystemClock.shared,
+        next: @escaping () -> RepeatProcedurePayload<T>?
+    ) {
+        self.max = max
+        self.wait = wait
+        self.clock = clock
+        self.nextFromIterator = next
+        super.init()
+    }
+
+    // MARK: - Progress
+
+    /// How many operations have been added so far, the running one included.
+    public final var count: Int { lock.withLock { progress.count } }
+    /// The operation added last (running, waiting to run, or finished with the repeat).
+    public final var current: T? { lock.withLock { progress.current } }
+    /// The operation added before ``current``.
+    public final var previous: T? { lock.withLock { progress.previous } }
+
+    /// Adds `block` to what runs on each operation before it is added (after the blocks
+    /// already there). Operations added already are not affected.
+    public final func appendConfigureBlock(_ block: @escaping @Sendable (T) -> Void) {
+        lock.withLock {
+            guard let existing = progress.configure else {
+                progress.configure = block
+                return
+            }
+            progress.configure = { @Sendable operation in
+                existing(operation)
+                block(operation)
+            }
+        }
+    }
+
+    /// Replaces every configure block with `block`.
+    public final func replaceConfigureBlock(_ block: @escaping @Sendable (T) -> Void) {
+        lock.withLock { progress.configure = block }
+    }
+
+    // MARK: - Running
+
+    /// Adds the first operation and starts it. Subclasses must call `super.execute()`.
+    open override func execute() {
+        if let first = nextPayload(after: nil, errors: []) { add(first, wait: 0) }
+        super.execute()
+    }
+
+    /// The next payload after `operation` (nil at the start) finished with `errors`, or nil to
+    /// stop. The default takes it from the iterator until `max` is reached. Only called from
+    /// the group's callbacks.
+    func nextPayload(after operation: T?, errors: [any Error]) -> RepeatProcedurePayload<T>? {
+        if let max, count >= max { return nil }
+        return nextFromIterator()
+    }
+
+    /// Whether the group keeps the errors of an operation that finished; `continuing` says
+    /// whether another operation follows it. The default keeps them all.
+    func keepsErrors(continuing: Bool) -> Bool { true }
+
+    override func handleOperationFinished(_ child: Operation, errors: [any Error]) {
+        // Only the current operation moves the repeat on; its waits are children too.
+        guard let operation = child as? T, operation === lock.withLock({ progress.current }) else {
+            super.handleOperationFinished(child, errors: errors)
+            return
+        }
+        var continuing = false
+        // Once cancelled, nothing more is added (a child added in a race with the cancel is
+        // cancelled by the group, and finishes without running).
+        if !isCancelled, let payload = nextPayload(after: operation, errors: errors), isNew(payload.operation) {
+            continuing = true
+            add(payload, wait: payload.wait ?? wait.interval(forWait: count, using: &randomness))
+        }
+        // Added before the group counts this child out, so the group does not finish between.
+        super.handleOperationFinished(child, errors: keepsErrors(continuing: continuing) ? errors : [])
+    }
+
+    private var randomness = SystemRandomNumberGenerator()
+
+    /// A repeat needs a fresh operation each time; one that already ran (the failed attempt
+    /// handed back by a retry handler, say) or sits on a queue ends the repeat, reported.
+    private func isNew(_ operation: T) -> Bool {
+        let reused = operation.isFinished || operation.isExecuting || ((operation as? Procedure)?.isEnqueued ?? false)
+        guard reused else { return true }
+        ProcedureMisuse.report(
+            .addedAfterFinishing,
+            "\(displayName) was given an operation that has already been enqueued or run (\(operation.name ?? "\(type(of: operation))")); each repetition needs a new operation. The repeat stops here, with the last operation's errors.",
+            subject: self)
+        return false
+    }
+
+    private func add(_ payload: RepeatProcedurePayload<T>, wait seconds: TimeInterval) {
+        let operation = payload.operation
+        let configure = lock.withLock { progress.configure }
+        configure?(operation)
+        payload.configure?(operation)
+        lock.withLock {
+            progress.previous = progress.current
+            progress.current = operation
+            progress.count += 1
+        }
+        guard seconds > 0 else {  // also false for NaN
+            addChild(operation)
+            return
+        }
+        let pause = DelayProcedure(by: seconds, clock: clock)
+        pause.name = "\(displayName) wait \(count)"
+        operation.addDependency(pause)
+        addChildren([pause, operation])
+    }
+}

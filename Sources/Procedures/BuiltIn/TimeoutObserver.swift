@@ -1,0 +1,155 @@
+import Foundation
+import ProceduresSupport
+
+/// Cancels a procedure with ``ProcedureError/timedOut(after:)`` if it has not finished in
+/// time.
+///
+/// The clock starts at will-execute: ``init(by:clock:)`` gives the procedure that many
+/// seconds from then. The time a procedure spends waiting for its dependencies (or for a
+/// slot on its queue) is not counted: it is not doing its work yet, and cancelling it there
+/// would not stop whatever it waits for. For a deadline that covers the waiting too, use
+/// ``init(until:clock:)``: a procedure that reaches will-execute after that date is cancelled
+/// there and never executes.
+///
+/// ```swift
+/// let fetch = FetchProcedure(url: url)
+/// fetch.addObserver(TimeoutObserver(by: 10))
+/// // or, the same thing:
+/// fetch.timeout(after: 10)
+/// ```
+///
+/// The callback lives on a ``ProcedureClock`` (``SystemClock/shared`` unless you pass
+/// another) and is removed when the procedure begins finishing, for whatever reason: a
+/// timeout that never fires costs one entry in the clock's heap, no timer and no thread of its
+/// own. Cancelling is a request: a procedure that ignores cancellation keeps running (see
+/// <doc:Cancellation>). A procedure that finishes before the timeout fires is not cancelled;
+/// when the two race, whichever reaches the procedure first wins, as with any cancel.
+///
+/// Attach it before the procedure executes (an observer added later never sees
+/// will-execute, so no timer starts). One observer may watch several procedures; each gets
+/// its own deadline.
+public final class TimeoutObserver: ProcedureObserver, @unchecked Sendable {
+    // @unchecked: `timers` is only touched under `lock`, one of a few locks shared by every
+    // timeout observer (a lock of its own would add two allocations to each procedure with a
+    // timeout; critical sections here are a few stores long and take no other lock). The other
+    // properties are immutable.
+
+    /// How long the procedure may run: an interval from will-execute, or a date.
+    public let delay: DelayProcedure.Delay
+    /// The clock the timeout is measured on.
+    public let clock: any ProcedureClock
+
+    @exclusivity(unchecked) private var timers = Timers.none
+
+    private static let locks = (0..<16).map { _ in Lock() }
+    private var lock: Lock {
+        let address = UInt(bitPattern: ObjectIdentifier(self))
+        return Self.locks[Int((address >> 4) & 15)]
+    }
+
+    /// The pending timeout of each procedure watched; almost always exactly one.
+    private enum Timers {
+        case none
+        case one(ObjectIdentifier, any Cancelable)
+        case many([ObjectIdentifier: any Cancelable])
+    }
+
+    /// Times out `interval` seconds after will-execute. A zero or negative interval times out
+    /// at will-execute, so `execute()` never runs; an infinite one never times out. A NaN
+    /// interval is reported to ``ProcedureMisuse`` and never times out.
+    public convenience init(by interval: TimeInterval, clock: any ProcedureClock = SystemClock.shared) {
+        self.init(.by(interval), clock: clock)
+    }
+
+    /// Times out at `date` (wall-clock time). A procedure that reaches will-execute after
+    /// `date` times out there and never executes.
+    public convenience init(until date: Date, clock: any ProcedureClock = SystemClock.shared) {
+        self.init(.until(date), clock: clock)
+    }
+
+    /// Times out after `delay`, measured on `clock`.
+    public init(_ delay: DelayProcedure.Delay, clock: any ProcedureClock = SystemClock.shared) {
+        self.delay = delay
+        self.clock = clock
+        if case .by(let interval) = delay, interval.isNaN {
+            ProcedureMisuse.report(
+                .invalidDelay, "TimeoutObserver(by: nan): the interval is not a number; the procedure will never time out.",
+                subject: self)
+        }
+    }
+
+    /// Starts the timer.
+    public func willExecute(_ procedure: Procedure) {
+        let interval: TimeInterval
+        switch delay {
+        case .by(let seconds): interval = seconds
+        case .until(let date): interval = max(0, date.timeIntervalSinceNow)
+        }
+        guard !interval.isNaN, interval < .infinity else { return }
+        guard interval > 0 else {
+            procedure.cancel(withError: ProcedureError.timedOut(after: interval))
+            return
+        }
+        // Strong: the entry is removed when the procedure begins finishing, and a weak
+        // reference would cost every procedure a side table.
+        let timer = clock.schedule(after: interval) {
+            procedure.cancel(withError: ProcedureError.timedOut(after: interval))
+        }
+        let id = ObjectIdentifier(procedure)
+        lock.withLock {
+            switch timers {
+            case .none: timers = .one(id, timer)
+            case .one(let other, let otherTimer): timers = .many([other: otherTimer, id: timer])
+            case .many(var all):
+                timers = .none  // leaves `all` uniquely referenced, so it is not copied
+                all[id] = timer
+                timers = .many(all)
+            }
+        }
+    }
+
+    /// Drops the timer: a procedure that is finishing can no longer be cancelled.
+    public func willFinish(_ procedure: Procedure, errors: [any Error]) {
+        let id = ObjectIdentifier(procedure)
+        let timer = lock.withLock { () -> (any Cancelable)? in
+            switch timers {
+            case .none:
+                return nil
+            case .one(let other, let timer):
+                guard other == id else { return nil }
+                timers = .none
+                return timer
+            case .many(var all):
+                timers = .none
+                let timer = all.removeValue(forKey: id)
+                timers = .many(all)
+                return timer
+            }
+        }
+        timer?.cancel()
+    }
+}
+
+extension Procedure {
+    /// Cancels the procedure with ``ProcedureError/timedOut(after:)`` unless it finishes
+    /// within `interval` seconds of starting to execute: adds a ``TimeoutObserver``. Call it
+    /// before the procedure executes; on one that is already executing or finished it is
+    /// reported as ``ProcedureMisuse/Kind/timeoutAddedAfterStart`` (the timeout could never
+    /// start) and nothing is added.
+    ///
+    /// ```swift
+    /// queue.addOperation(FetchProcedure(url: url).timeout(after: 10))
+    /// ```
+    @discardableResult
+    public func timeout(after interval: TimeInterval, clock: any ProcedureClock = SystemClock.shared) -> Self {
+        guard !isExecuting, !isFinished else {
+            ProcedureMisuse.report(
+                .timeoutAddedAfterStart,
+                "timeout(after: \(interval)) was called on \(displayName), which has already started executing; a timeout starts at will-execute, so none was added. Add timeouts before the procedure is enqueued.",
+                subject: self)
+            return self
+        }
+        addObserver(TimeoutObserver(by: interval, clock: clock))
+        return self
+    }
+}

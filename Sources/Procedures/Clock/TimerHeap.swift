@@ -1,0 +1,126 @@
+/// The pending callbacks of a clock, earliest first: a binary min-heap whose entries know
+/// their own position, so that cancelling one is O(log n) and leaves nothing behind.
+///
+/// It does no locking of its own: its owner (a clock) keeps it under its lock. Insertion
+/// order breaks ties, so callbacks due at the same time run in the order they were scheduled.
+package struct TimerHeap {
+    /// One scheduled callback.
+    package final class Entry: Cancelable, @unchecked Sendable {
+        // @unchecked: `index` and `action` are only touched by the owning heap, under its
+        // owner's lock; `deadline` and `sequence` never change.
+        package let deadline: Double
+        let sequence: UInt64
+        /// Where the entry sits in the heap; -1 once it left it (ran or was cancelled).
+        var index = -1
+        package var action: (@Sendable () -> Void)?
+        /// The owner, to remove the entry on `cancel()`. Weak: a clock dropped with callbacks
+        /// pending must be freed, and its entries with it.
+        private weak var owner: (any TimerHeapOwner)?
+
+        init(deadline: Double, sequence: UInt64, action: @escaping @Sendable () -> Void, owner: any TimerHeapOwner) {
+            self.deadline = deadline
+            self.sequence = sequence
+            self.action = action
+            self.owner = owner
+        }
+
+        /// Removes the callback from its clock; it will not run.
+        package func cancel() {
+            owner?.cancel(self)
+        }
+
+        @inline(__always)
+        func isEarlier(than other: Entry) -> Bool {
+            deadline < other.deadline || (deadline == other.deadline && sequence < other.sequence)
+        }
+    }
+
+    private var entries: [Entry] = []
+    private var nextSequence: UInt64 = 0
+
+    package init() {}
+
+    /// How many callbacks are pending.
+    package var count: Int { entries.count }
+
+    /// The earliest pending callback.
+    package var first: Entry? { entries.first }
+
+    /// Every pending deadline, earliest first (O(n log n); for tests and diagnostics).
+    package var sortedDeadlines: [Double] { entries.map(\.deadline).sorted() }
+
+    /// Adds a callback and returns its entry. A NaN deadline counts as due at once.
+    package mutating func insert(
+        deadline: Double, owner: any TimerHeapOwner, action: @escaping @Sendable () -> Void
+    ) -> Entry {
+        let entry = Entry(
+            deadline: deadline.isNaN ? -.infinity : deadline, sequence: nextSequence, action: action, owner: owner)
+        nextSequence &+= 1
+        entry.index = entries.count
+        entries.append(entry)
+        siftUp(entries.count - 1)
+        return entry
+    }
+
+    /// Removes `entry` if it is still pending and returns its action (to be released by the
+    /// caller outside its lock); nil if it already ran or was cancelled.
+    package mutating func remove(_ entry: Entry) -> (@Sendable () -> Void)? {
+        let index = entry.index
+        guard index >= 0, index < entries.count, entries[index] === entry else { return nil }
+        let last = entries.removeLast()
+        if index < entries.count {
+            entries[index] = last
+            last.index = index
+            siftDown(index)
+            siftUp(last.index)
+        }
+        entry.index = -1
+        defer { entry.action = nil }
+        return entry.action
+    }
+
+    /// Removes the earliest callback if it is due at `time`, and returns its deadline and
+    /// action (to be run by the caller outside its lock).
+    package mutating func popFirst(dueAt time: Double) -> (deadline: Double, action: @Sendable () -> Void)? {
+        guard let first = entries.first, first.deadline <= time, let action = remove(first) else { return nil }
+        return (first.deadline, action)
+    }
+
+    private mutating func siftUp(_ start: Int) {
+        var child = start
+        let entry = entries[child]
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard entry.isEarlier(than: entries[parent]) else { break }
+            entries[child] = entries[parent]
+            entries[child].index = child
+            child = parent
+        }
+        entries[child] = entry
+        entry.index = child
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        let entry = entries[parent]
+        let count = entries.count
+        while true {
+            var child = 2 * parent + 1
+            guard child < count else { break }
+            if child + 1 < count, entries[child + 1].isEarlier(than: entries[child]) { child += 1 }
+            guard entries[child].isEarlier(than: entry) else { break }
+            entries[parent] = entries[child]
+            entries[parent].index = parent
+            parent = child
+        }
+        entries[parent] = entry
+        entry.index = parent
+    }
+}
+
+/// A clock that keeps its callbacks in a ``TimerHeap`` and removes an entry when it is
+/// cancelled.
+package protocol TimerHeapOwner: AnyObject, Sendable {
+    /// Removes `entry` (if still pending), taking the owner's lock.
+    func cancel(_ entry: TimerHeap.Entry)
+}
