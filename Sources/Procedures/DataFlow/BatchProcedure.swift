@@ -14,7 +14,7 @@ import ProceduresSupport
 /// transform of the element (a ``TransformProcedure`` each), or, with `makeChild:`, any
 /// ``OutputProcedure`` you make from the element. Children are made as elements start, in
 /// input order: the first `width` when the batch executes, then one each time a child
-/// finishes (on that child's thread), so no more than `width` exist unfinished at once.
+/// finishes its work (on that child's thread), so no more than `width` run at once.
 ///
 /// **Failures.** A child's errors are the batch's errors (the batch fails; ``output`` is nil
 /// and ``partialOutput`` holds the outputs of the children that succeeded). With
@@ -168,26 +168,33 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         // Made outside the lock (it is user code); children of several elements may be made
         // at once, on the threads of the children that finished before them.
         let child: Procedure
+        let stopped: Bool
         switch maker {
         case .transform(let make):
             child = make(element)
-            batchLock.withLock {
+            stopped = batchLock.withLock {
                 batch.made[index] = child
                 batch.running.insert(ObjectIdentifier(child))
+                return batch.stopped
             }
         case .custom(let make):
             let made = make(element)
             child = made
-            batchLock.withLock {
+            stopped = batchLock.withLock {
                 batch.made[index] = child
                 batch.custom[index] = made
                 batch.running.insert(ObjectIdentifier(child))
+                return batch.stopped
             }
         }
-        // Did-finish observers run on the finishing child's thread, before the group counts
-        // it done: the next element starts there, in parallel with the others, and the group
-        // cannot finish before it has been added.
-        child.addDidFinishBlockObserver { [weak self] child, errors in self?.childFinished(child, errors: errors) }
+        // A failure recorded while this child was being made: the failure's cancel did not
+        // see it, so it cancels itself (and still finishes, once, without executing).
+        if stopped { child.cancel() }
+        // Will-finish observers run on the finishing child's thread, after its work and before
+        // its queue or the group learn that it finished: the next element starts there, in
+        // parallel with the others; the group cannot finish before it has been added; and a
+        // failure stops the batch before anything the finish sets off can start another.
+        child.addWillFinishBlockObserver { [weak self] child, errors in self?.childFinished(child, errors: errors) }
         addChild(child)
     }
 

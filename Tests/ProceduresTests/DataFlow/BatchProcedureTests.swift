@@ -84,12 +84,13 @@ final class BatchProcedureTests: MisuseRecordingTestCase {
     }
 
     func testChildrenAreMadeOnlyAsTheyStart() {
-        // With width 1, each child is made after the one before has finished.
+        // With width 1, each child is made once the one before has done its work (from its
+        // will-finish, after the observers the child already had).
         let events = LockedBox([String]())
         let batch = BatchProcedure(input: [0, 1, 2], width: 1, makeChild: { (x: Int) -> any OutputProcedure<Int> in
             events.mutate { $0.append("make \(x)") }
             let child = ResultProcedure { x }
-            child.addDidFinishBlockObserver { _, _ in events.mutate { $0.append("finish \(x)") } }
+            child.addWillFinishBlockObserver { _, _ in events.mutate { $0.append("finish \(x)") } }
             return child
         })
         wait(for: batch)

@@ -52,4 +52,42 @@ final class BatchStressTests: XCTestCase {
         }
         XCTAssertEqual(completed + cancelled, iterations)
     }
+
+    func testCancelRemainingStopsEveryOtherElementOnce() {
+        let iterations = stressIterations(200)
+        let count = 1_000
+        let width = 8
+        let queue = ProcedureQueue()
+        for iteration in 0..<iterations {
+            let failAt = Int.random(in: 0..<count)
+            let finishes = LockedBox([Int](repeating: 0, count: count))
+            let executed = LockedBox([Int]())
+            let made = LockedBox(0)
+            let executedAtFailure = LockedBox(Int.max - width)
+            let batch = BatchProcedure(input: Array(0..<count), width: width, onFailure: .cancelRemaining, makeChild: {
+                (x: Int) -> any OutputProcedure<Int> in
+                made.mutate { $0 += 1 }
+                let child = TransformProcedure(input: x) { (x: Int) -> Int in
+                    executed.mutate { $0.append(x) }
+                    if x == failAt { throw TestError("element \(x)") }
+                    return x
+                }
+                child.addDidFinishBlockObserver { _, _ in finishes.mutate { $0[x] += 1 } }
+                if x == failAt {
+                    // Did-finish runs after the batch saw the failure (at will-finish).
+                    child.addDidFinishBlockObserver { _, _ in executedAtFailure.mutate { $0 = executed.value.count } }
+                }
+                return child
+            })
+            queue.addOperation(batch)
+            wait(for: batch)
+            let counts = finishes.value
+            XCTAssertEqual(counts.filter { $0 == 1 }.count, made.value, "iteration \(iteration): a child made did not finish once")
+            XCTAssertFalse(counts.contains { $0 > 1 }, "iteration \(iteration): a child finished twice")
+            XCTAssertEqual(batch.errors.count, 1, "iteration \(iteration): only the failing element's error")
+            // Once the failure is seen, only the elements already running beside it may still
+            // execute.
+            XCTAssertLessThanOrEqual(executed.value.count, executedAtFailure.value + width - 1, "iteration \(iteration)")
+        }
+    }
 }
