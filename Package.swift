@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers (arrows point one way; the targets enforce them):
-//   ProceduresSupport <- ProceduresFutures <- Procedures <- ProceduresTesting, tools
+//   ProceduresSupport <- ProceduresFutures <- Procedures <- ProceduresTesting, ProceduresNetwork, tools
 // ProceduresSupport is internal to the package (no product): locks, per-thread storage and
 // the loops that keep callbacks off the stack. ProceduresFutures is usable on its own.
 let package = Package(
@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Procedures", targets: ["Procedures"]),
         .library(name: "ProceduresFutures", targets: ["ProceduresFutures"]),
         .library(name: "ProceduresTesting", targets: ["ProceduresTesting"]),
+        .library(name: "ProceduresNetwork", targets: ["ProceduresNetwork"]),
         .executable(name: "procedures-demo", targets: ["procedures-demo"]),
     ],
     targets: [
@@ -21,6 +22,8 @@ let package = Package(
         .target(name: "ProceduresFutures", dependencies: ["ProceduresSupport"]),
         .target(name: "Procedures", dependencies: ["ProceduresSupport", "ProceduresFutures"]),
         .target(name: "ProceduresTesting", dependencies: ["Procedures"]),
+        // Its own target so that only users of the network procedures link FoundationNetworking (libcurl).
+        .target(name: "ProceduresNetwork", dependencies: ["Procedures"]),
         .executableTarget(name: "procedures-demo", dependencies: ["Procedures"]),
         // Small helpers shared by the test targets (locked boxes, stress-test scaling).
         .target(
@@ -34,6 +37,9 @@ let package = Package(
             dependencies: [
                 "Procedures", "ProceduresSupport", "ProceduresTesting", "ProceduresTestSupport", "procedures-demo",
             ]),
+        .testTarget(
+            name: "ProceduresNetworkTests",
+            dependencies: ["ProceduresNetwork", "ProceduresTesting", "ProceduresTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

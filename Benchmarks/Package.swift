@@ -18,6 +18,7 @@ let package = Package(
             name: "procedures-benchmarks",
             dependencies: [
                 .product(name: "Procedures", package: libraryIdentity),
+                .product(name: "ProceduresNetwork", package: libraryIdentity),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -20,6 +20,8 @@ let scenarios: [Scenario] =
         S9Exclusivity.scenario,
         T1Timeouts.scenario,
         R1Retry.scenario,
+        P1Processes.scenario,
+        N1Requests.scenario,
         B1Batch.scenario,
     ] + FutureScenarios.all
 

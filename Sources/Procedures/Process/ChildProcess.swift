@@ -1,0 +1,383 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// One running child process: spawned with `posix_spawn`, watched without blocking a thread,
+/// reaped exactly once, and stopped with SIGTERM then SIGKILL on request.
+///
+/// **Why not Foundation's `Process`.** corelibs' `Process` spawns with only
+/// `POSIX_SPAWN_SETPGROUP`: the child inherits the spawning thread's signal mask and every
+/// signal the parent ignores (an ignored disposition survives `exec`). A command-line tool that
+/// handles Ctrl-C through a `DispatchSource` must ignore (or block) SIGINT, and its children
+/// then shrug off SIGINT — and, with a blocked mask, SIGTERM — so "terminate" did nothing.
+/// Spawning ourselves lets us set `POSIX_SPAWN_SETSIGMASK` (empty mask) and
+/// `POSIX_SPAWN_SETSIGDEF` (every signal back to its default). It also lets us watch the exit
+/// with a `pidfd` (or a process source on Darwin) instead of a helper thread per child.
+///
+/// **Process group.** The child leads a process group of its own (as with `Process`), so a
+/// terminal's Ctrl-C reaches only the parent, which decides (typically by cancelling). Signals
+/// go to the whole group, so a shell's own children stop with it. When the leader exits, what
+/// it left in its group is killed before the leader is reaped: no process outlives the
+/// procedure (the unreaped leader keeps the group's id from being reused meanwhile).
+///
+/// **Threading.** Everything after the spawn happens on one serial queue per child: output
+/// reads, the exit, the grace timer. `completion` runs there once the child has been reaped and
+/// both output pipes reached their end.
+final class ChildProcess: @unchecked Sendable {
+    // @unchecked: `pid` and `queue` are immutable; every other member is touched only on
+    // `queue` (after `spawn` returns; before that, only by the spawning thread).
+
+    enum Input {
+        case nullDevice
+        /// A descriptor the caller owns (closed by the caller after the spawn).
+        case descriptor(Int32)
+    }
+
+    enum Output {
+        case nullDevice
+        case inherit
+        case collect(ProcessOutputCollector)
+    }
+
+    struct Launch {
+        var path: String
+        /// argv, including argv[0].
+        var arguments: [String]
+        /// "NAME=value" entries, or nil to pass the parent's environment.
+        var environment: [String]?
+        var workingDirectory: String?
+        var standardInput: Input
+        var standardOutput: Output
+        var standardError: Output
+    }
+
+    /// What went wrong in `posix_spawn` (an errno value), before any child ran.
+    struct SpawnError: Error {
+        let code: Int32
+    }
+
+    let pid: pid_t
+    private let queue: DispatchQueue
+    private var completion: ((ProcessStatus?) -> Void)?
+    private var exitWatcher: DescriptorWatch?
+    #if canImport(Darwin)
+    private var exitSource: (any DispatchSourceProcess)?
+    #endif
+    private var readers: [Int32: DescriptorWatch] = [:]
+    private var openOutputs = 0
+    private var readEnds: [Int32] = []
+    private var collectors: [Int32: ProcessOutputCollector] = [:]
+    private enum Exit {
+        case known(ProcessStatus)
+        /// Reaped by the system before we could read its status.
+        case unknown
+    }
+    private var status: Exit?
+    private var terminationRequested = false
+    private var graceTimer: (any Cancelable)?
+    private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
+
+    private init(pid: pid_t, queue: DispatchQueue) {
+        self.pid = pid
+        self.queue = queue
+    }
+
+    deinit {
+        readBuffer.deallocate()
+    }
+
+    /// Starts the program; nothing is watched until ``startWatching()``. `completion` runs on
+    /// the child's queue once it has exited, been reaped, and its collected outputs reached
+    /// their end, with its status (nil if the system reaped it first and the status is lost).
+    static func spawn(_ launch: Launch, completion: @escaping (ProcessStatus?) -> Void) throws(SpawnError) -> ChildProcess {
+        var pipes: [(fd: Int32, read: Int32, write: Int32, collector: ProcessOutputCollector)] = []
+        func closePipes() {
+            for pipe in pipes {
+                close(pipe.read)
+                close(pipe.write)
+            }
+        }
+        for (fd, output) in [(STDOUT_FILENO, launch.standardOutput), (STDERR_FILENO, launch.standardError)] {
+            guard case .collect(let collector) = output else { continue }
+            guard let pipe = SystemCalls.makePipe() else {
+                let code = errno
+                closePipes()
+                throw SpawnError(code: code)
+            }
+            pipes.append((fd, pipe.read, pipe.write, collector))
+        }
+
+        var pid = pid_t()
+        let result = withSpawnSetup(launch, pipes: pipes.map { ($0.fd, $0.write) }) { fileActions, attributes in
+            withCStrings(launch.arguments) { argv in
+                if let environment = launch.environment {
+                    return withCStrings(environment) { envp in
+                        posix_spawn(&pid, launch.path, fileActions, attributes, argv, envp)
+                    }
+                }
+                return posix_spawn(&pid, launch.path, fileActions, attributes, argv, environ)
+            }
+        }
+        guard result == 0 else {
+            closePipes()
+            throw SpawnError(code: result)
+        }
+
+        let child = ChildProcess(pid: pid, queue: DispatchQueue(label: "Procedures.ChildProcess.\(pid)"))
+        child.completion = completion
+        for pipe in pipes {
+            close(pipe.write)  // the child has its copy; EOF comes when every writer is gone
+            child.collectors[pipe.read] = pipe.collector
+        }
+        child.readEnds = pipes.map(\.read)
+        return child
+    }
+
+    /// Starts watching the output and the exit; call it once, after storing the child where
+    /// `completion` (or anyone reacting to the output) will look for it.
+    func startWatching() {
+        let readEnds = self.readEnds
+        queue.async { [self] in watch(readEnds: readEnds) }
+    }
+
+    // MARK: - Watching
+
+    private func watch(readEnds: [Int32]) {
+        openOutputs = readEnds.count
+        for fd in readEnds {
+            SystemCalls.setNonBlocking(fd)
+            let watch = DescriptorWatch(fd: fd, queue: queue) { [self] in drain(fd) }
+            readers[fd] = watch
+        }
+        watchExit()
+    }
+
+    private func drain(_ fd: Int32) {
+        guard let collector = collectors[fd], let watch = readers[fd] else { return }
+        while true {
+            let count = read(fd, readBuffer.baseAddress, readBuffer.count)
+            if count > 0 {
+                collector.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+                continue
+            }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                watch.rearm()
+                return
+            }
+            // End of file (or an error that ends the stream just the same).
+            collectors[fd] = nil
+            readers[fd] = nil
+            watch.cancel()
+            collector.close()
+            openOutputs -= 1
+            completeIfDone()
+            return
+        }
+    }
+
+    private func watchExit() {
+        #if os(Linux)
+        if let pidfdOpen = SystemCalls.pidfdOpen {
+            let pidfd = pidfdOpen(pid, 0)
+            if pidfd >= 0 {
+                exitWatcher = DescriptorWatch(fd: pidfd, queue: queue) { [self] in exitObserved() }
+                return
+            }
+            if errno == ESRCH {
+                // Gone already: the system reaped it (SIGCHLD ignored), so nothing will tell.
+                exitObserved()
+                return
+            }
+        }
+        pollForExit(after: .milliseconds(1))
+        #elseif canImport(Darwin)
+        let source = DispatchSource.makeProcessSource(identifier: pid, eventMask: .exit, queue: queue)
+        source.setEventHandler { [self] in exitObserved() }
+        exitSource = source
+        source.resume()
+        #endif
+    }
+
+    #if os(Linux)
+    /// Without pidfds (kernels before 5.3, C libraries before glibc 2.36): a timer that asks,
+    /// backing off to 50 ms. Still no thread is blocked.
+    private func pollForExit(after interval: DispatchTimeInterval) {
+        queue.asyncAfter(deadline: .now() + interval) { [self] in
+            var info = siginfo_t()
+            let answered = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+            if (answered == 0 && info._sifields._sigchld.si_pid == pid) || (answered < 0 && errno == ECHILD) {
+                exitObserved()  // exited (a zombie), or already reaped by the system
+            } else {
+                let next: DispatchTimeInterval
+                switch interval {
+                case .milliseconds(let ms): next = .milliseconds(min(ms * 2, 50))
+                default: next = .milliseconds(50)
+                }
+                pollForExit(after: next)
+            }
+        }
+    }
+    #endif
+
+    /// True while the child is a zombie we have not reaped: its pid, and so its process-group
+    /// id, cannot belong to anyone else yet. (False if the system reaped it already, which it
+    /// does when the process ignores SIGCHLD: then the id may be reused, and is not signalled.)
+    private func isUnreapedChild() -> Bool {
+        #if os(Linux)
+        var info = siginfo_t()
+        return waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info._sifields._sigchld.si_pid == pid
+        #else
+        return true
+        #endif
+    }
+
+    /// The child has exited and is not yet reaped (so its pid and process-group id are still
+    /// ours): sweep its group, then reap it.
+    private func exitObserved() {
+        guard status == nil else { return }
+        exitWatcher?.cancel()
+        exitWatcher = nil
+        #if canImport(Darwin)
+        exitSource?.cancel()
+        exitSource = nil
+        #endif
+        if isUnreapedChild() { _ = kill(-pid, SIGKILL) }
+        var raw: Int32 = 0
+        var reaped: pid_t
+        repeat {
+            reaped = waitpid(pid, &raw, WNOHANG)
+        } while reaped < 0 && errno == EINTR
+        // reaped != pid only if the system reaped it for us (SIGCHLD ignored process-wide):
+        // then its status is lost.
+        status = reaped == pid ? .known(ProcessStatus(waitStatus: raw)) : .unknown
+        graceTimer?.cancel()
+        graceTimer = nil
+        completeIfDone()
+    }
+
+    private func completeIfDone() {
+        guard let status, openOutputs == 0, let completion else { return }
+        self.completion = nil
+        readers.removeAll()
+        if case .known(let known) = status { completion(known) } else { completion(nil) }
+    }
+
+    // MARK: - Stopping
+
+    /// Sends SIGTERM to the child's process group, then SIGKILL once `gracePeriod` has passed
+    /// on `clock` if it is still running. Safe to call at any time, from any thread, more than
+    /// once.
+    func terminate(gracePeriod: TimeInterval, clock: any ProcedureClock) {
+        queue.async { [self] in
+            guard status == nil, !terminationRequested else { return }
+            terminationRequested = true
+            signalGroup(SIGTERM)
+            guard gracePeriod > 0 else {  // also false for NaN
+                signalGroup(SIGKILL)
+                return
+            }
+            graceTimer = clock.schedule(after: gracePeriod) { [self] in
+                queue.async { [self] in
+                    if status == nil { signalGroup(SIGKILL) }
+                }
+            }
+        }
+    }
+
+    /// Only called before the child is reaped, while its pid cannot belong to anyone else.
+    private func signalGroup(_ signal: Int32) {
+        // The child may have moved itself to another group (setsid): then signal it directly too.
+        if getpgid(pid) != pid { _ = kill(pid, signal) }
+        _ = kill(-pid, signal)
+    }
+
+    /// Whether this child has been asked to stop (by ``terminate(gracePeriod:)``). Queue only.
+    var wasTerminated: Bool { terminationRequested }
+}
+
+// MARK: - posix_spawn set-up
+
+extension ChildProcess {
+    #if canImport(Darwin)
+    private typealias FileActions = posix_spawn_file_actions_t?
+    private typealias Attributes = posix_spawnattr_t?
+    #else
+    private typealias FileActions = posix_spawn_file_actions_t
+    private typealias Attributes = posix_spawnattr_t
+    #endif
+
+    /// Builds the file actions (standard streams, working directory, no stray descriptors) and
+    /// attributes (clean signal mask, default dispositions, own process group), runs `body`
+    /// with them, and frees them.
+    private static func withSpawnSetup(
+        _ launch: Launch, pipes: [(fd: Int32, write: Int32)],
+        _ body: (UnsafePointer<FileActions>, UnsafePointer<Attributes>) -> Int32
+    ) -> Int32 {
+        var fileActions = FileActions()
+        var attributes = Attributes()
+        posix_spawn_file_actions_init(&fileActions)
+        posix_spawnattr_init(&attributes)
+        defer {
+            posix_spawn_file_actions_destroy(&fileActions)
+            posix_spawnattr_destroy(&attributes)
+        }
+
+        switch launch.standardInput {
+        case .nullDevice: posix_spawn_file_actions_addopen(&fileActions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+        case .descriptor(let fd): posix_spawn_file_actions_adddup2(&fileActions, fd, STDIN_FILENO)
+        }
+        for (fd, output) in [(STDOUT_FILENO, launch.standardOutput), (STDERR_FILENO, launch.standardError)] {
+            switch output {
+            case .nullDevice: posix_spawn_file_actions_addopen(&fileActions, fd, "/dev/null", O_WRONLY, 0)
+            case .inherit: break
+            case .collect:
+                if let pipe = pipes.first(where: { $0.fd == fd }) {
+                    posix_spawn_file_actions_adddup2(&fileActions, pipe.write, fd)
+                }
+            }
+        }
+        if let directory = launch.workingDirectory {
+            #if os(Linux)
+            guard let addChdir = SystemCalls.addChdir else { return ENOSYS }
+            let status = addChdir(&fileActions, directory)
+            if status != 0 { return status }
+            #elseif canImport(Darwin)
+            let status = posix_spawn_file_actions_addchdir_np(&fileActions, directory)
+            if status != 0 { return status }
+            #endif
+        }
+        #if os(Linux)
+        // Descriptors someone else opened without close-on-exec stay out of the child.
+        if let addCloseFrom = SystemCalls.addCloseFrom { _ = addCloseFrom(&fileActions, 3) }
+        #endif
+
+        var flags = Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP)
+        #if canImport(Darwin)
+        flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
+        #endif
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+        return body(&fileActions, &attributes)
+    }
+
+    /// A NULL-terminated array of C strings that lives for the duration of `body`.
+    private static func withCStrings<R>(
+        _ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R
+    ) -> R {
+        let pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) } + [nil]
+        defer { for pointer in pointers { free(pointer) } }
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Procedures
+
+/// The part the three network procedures share: checking the request, holding the running
+/// task so a cancel can stop it at once, and turning the session's answer into a result.
+final class NetworkTaskRunner: @unchecked Sendable {
+    // @unchecked: `task` is guarded by `lock`.
+    private let lock = NSLock()
+    private var task: (any NetworkTask)?
+
+    /// The request's URL, if the procedures can fetch it (http or https, with a host).
+    static func validatedURL(of request: URLRequest) throws(NetworkError) -> URL {
+        guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty
+        else { throw .invalidURL(request.url?.absoluteString ?? "(no URL)") }
+        return url
+    }
+
+    /// Keeps `task` for ``cancel()`` and starts it. Called from `execute()`, which never
+    /// overlaps the did-cancel hook that calls ``cancel()``.
+    func run(_ task: any NetworkTask) {
+        lock.withLock { self.task = task }
+        task.resume()
+    }
+
+    /// Cancels the running task, now. The session then completes it with `URLError.cancelled`.
+    func cancel() {
+        lock.withLock { task }?.cancel()
+    }
+
+    /// Lets go of the task once it completed.
+    func taskCompleted() {
+        lock.withLock { task = nil }
+    }
+
+    /// The HTTP response and payload of a completed task, or why there is none.
+    static func outcome<Payload>(
+        url: URL, payload: Payload?, response: URLResponse?, error: (any Error)?,
+        acceptableStatusCodes: Set<Int>?, body: Data? = nil
+    ) -> Result<HTTPPayloadResponse<Payload>, any Error> {
+        if let error {
+            if let urlError = error as? URLError { return .failure(NetworkError.transport(urlError)) }
+            return .failure(error)
+        }
+        guard let http = response as? HTTPURLResponse else {
+            return .failure(NetworkError.notHTTPResponse(url: url.absoluteString))
+        }
+        if let acceptableStatusCodes, !acceptableStatusCodes.contains(http.statusCode) {
+            let retryAfter = (http.value(forHTTPHeaderField: "Retry-After")).flatMap { NetworkError.retryAfterSeconds($0) }
+            return .failure(
+                NetworkError.unacceptableStatus(
+                    http.statusCode, url: url.absoluteString, body: body ?? Data(), retryAfter: retryAfter))
+        }
+        guard let payload else { return .failure(NetworkError.noPayload(url: url.absoluteString)) }
+        return .success(HTTPPayloadResponse(payload: payload, response: http))
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Procedures
+import ProceduresNetwork
+import ProceduresTesting
+import XCTest
+
+final class NetworkDownloadUploadTests: NetworkTestCase {
+    func testDownloadsToATemporaryFileTheCallerOwns() throws {
+        let download = NetworkDownloadProcedure(session: session, request: request("/bytes/1000"))
+        wait(for: download)
+        assertProcedureFinished(download)
+        let file = try XCTUnwrap(download.output?.payload)
+        defer { try? FileManager.default.removeItem(at: file) }
+        XCTAssertEqual(try Data(contentsOf: file), Data(repeating: UInt8(ascii: "x"), count: 1000))
+        XCTAssertEqual(download.output?.statusCode, 200)
+    }
+
+    func testDownloadsToTheDestinationReplacingWhatWasThere() throws {
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("dest-\(UUID().uuidString)")
+        try Data("old".utf8).write(to: destination)
+        defer { try? FileManager.default.removeItem(at: destination) }
+        let download = NetworkDownloadProcedure(session: session, request: request("/bytes/10"), destination: destination)
+        wait(for: download)
+        assertProcedureFinished(download)
+        XCTAssertEqual(download.output?.payload, destination)
+        XCTAssertEqual(try Data(contentsOf: destination).count, 10)
+    }
+
+    func testCancelledDownloadFinishesPromptly() {
+        let download = NetworkDownloadProcedure(session: session, request: request("/delay/20000", timeout: 60))
+        ProcedureQueue().addOperation(download)
+        waitUntil("the server has the request") { [server] in server!.requestCount("/delay/20000") == 1 }
+        let began = Date()
+        download.cancel()
+        wait(for: download)
+        XCTAssertLessThan(Date().timeIntervalSince(began), 2)
+        assertProcedureCancelled(download)
+    }
+
+    func testUploadSendsTheBodyAndFetchesTheAnswer() {
+        var post = request("/echo")
+        post.httpMethod = "POST"
+        let upload = NetworkUploadProcedure(session: session, request: post, body: Data("hello server".utf8))
+        wait(for: upload)
+        assertProcedureFinished(upload)
+        XCTAssertEqual(upload.output?.payload, Data("hello server".utf8))
+        XCTAssertEqual(server.requestCount("/echo"), 1)
+    }
+
+    func testUploadToAnInvalidURLFails() {
+        let upload = NetworkUploadProcedure(session: session, request: URLRequest(url: URL(string: "mailto:someone")!), body: Data())
+        wait(for: upload)
+        guard case .invalidURL? = networkError(upload.errors) else { return XCTFail("\(upload.errors)") }
+    }
+}

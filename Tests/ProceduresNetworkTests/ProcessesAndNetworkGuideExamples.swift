@@ -1,0 +1,128 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Procedures
+import ProceduresNetwork
+import ProceduresTesting
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The example of Documentation/ProcessesAndNetwork.md, compiled and run against the loopback
+// server: download a file, run a program on it, cancel both with one Ctrl-C.
+
+/// Downloads `url` to `file` (trying up to 4 times while the server or the network fails
+/// transiently), then runs `program` with `arguments` followed by the file's path. The program
+/// runs only if the download succeeded. Cancel the group to stop whichever is running.
+func downloadThenRun(
+    _ url: URL, to file: URL, program: String, arguments: [String], session: URLSession
+) -> (job: GroupProcedure, program: ProcessProcedure) {
+    let download = NetworkProcedure(maxAttempts: 4, wait: .exponential(initial: 0.2, maximum: 5, jitter: .full)) {
+        NetworkDownloadProcedure(session: session, request: URLRequest(url: url), destination: file)
+    }
+    let run = ProcessProcedure(executable: program, arguments: arguments + [file.path])
+    run.addDependency(download)
+    // Before the program may start: no file, no program.
+    download.addWillFinishBlockObserver { _, errors in
+        if !errors.isEmpty { run.cancel() }
+    }
+    return (GroupProcedure(operations: [download, run]), run)
+}
+
+/// Makes Ctrl-C cancel everything on `queue`. Call it once, early in the program's life:
+/// libdispatch installs its own SIGINT handler when the source starts, so SIGINT's disposition
+/// must not change afterwards.
+func cancelOnInterrupt(_ queue: ProcedureQueue) -> any DispatchSourceSignal {
+    signal(SIGINT, SIG_IGN)  // the dispatch source, not the default action, handles it
+    let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    interrupt.setEventHandler { queue.cancelAllOperations() }
+    interrupt.resume()
+    return interrupt
+}
+
+final class ProcessesAndNetworkGuideExamples: NetworkTestCase {
+    /// The queue Ctrl-C cancels, and its one interrupt source, set up once for the test
+    /// process as a command-line tool would.
+    private static let interruptibleQueue = ProcedureQueue()
+    nonisolated(unsafe) private static let interrupt = cancelOnInterrupt(interruptibleQueue)
+    private var file: URL!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        file = FileManager.default.temporaryDirectory.appendingPathComponent("guide-\(UUID().uuidString).txt")
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: file)
+        super.tearDown()
+    }
+
+    func testFetchABody() {
+        let url = server.url("/bytes/5")
+        let queue = ProcedureQueue()
+        let fetch = NetworkDataProcedure(session: URLSession.shared, request: URLRequest(url: url))
+        queue.addOperation(fetch)
+        // … once it finished: fetch.output?.payload (Data), fetch.output?.statusCode
+        wait(for: fetch)
+        XCTAssertEqual(fetch.output?.payload.count, 5)
+        XCTAssertEqual(fetch.output?.statusCode, 200)
+    }
+
+    func testDownloadThenRunAProgramOnTheFile() {
+        let (job, program) = downloadThenRun(
+            server.url("/lines/42"), to: file, program: "wc", arguments: ["-l"], session: session)
+        wait(for: job)
+        assertProcedureFinished(job)
+        XCTAssertEqual(program.output?.standardOutputString, "42 \(file.path)\n")
+    }
+
+    func testAFlakyDownloadIsRetriedBeforeTheProgramRuns() {
+        let (job, program) = downloadThenRun(
+            server.url("/flaky/report/3"), to: file, program: "cat", arguments: [], session: session)
+        wait(for: job)
+        assertProcedureFinished(job)
+        XCTAssertEqual(server.requestCount("/flaky/report/3"), 3)
+        XCTAssertEqual(program.output?.standardOutputString, "ok after 3")
+    }
+
+    func testAFailedDownloadRunsNoProgram() {
+        let url = server.url("/lines/1")
+        server.stop()
+        let (job, program) = downloadThenRun(url, to: file, program: "wc", arguments: ["-l"], session: session)
+        wait(for: job)
+        XCTAssertTrue(job.failed)
+        XCTAssertTrue(program.isCancelled)
+        XCTAssertNil(program.processIdentifier, "no program was started")
+    }
+
+    func testCtrlCDuringTheDownloadCancelsTheJob() {
+        let (job, program) = downloadThenRun(
+            server.url("/delay/20000"), to: file, program: "wc", arguments: ["-l"], session: session)
+        _ = Self.interrupt
+        Self.interruptibleQueue.addOperation(job)
+        waitUntil("the server has the request") { [server] in server!.requestCount("/delay/20000") == 1 }
+        kill(getpid(), SIGINT)  // what the terminal sends on Ctrl-C
+        wait(for: job, timeout: 10)
+        XCTAssertTrue(job.isCancelled)
+        XCTAssertNil(program.processIdentifier)
+    }
+
+    func testCtrlCWhileTheProgramRunsStopsIt() throws {
+        // The "program" here sleeps, so the interrupt surely lands while it runs.
+        let (job, program) = downloadThenRun(
+            server.url("/lines/3"), to: file, program: "/bin/sh", arguments: ["-c", "sleep 1000", "sh"],
+            session: session)
+        _ = Self.interrupt
+        Self.interruptibleQueue.addOperation(job)
+        waitUntil("the program runs") { program.processIdentifier != nil }
+        let pid = try XCTUnwrap(program.processIdentifier)
+        kill(getpid(), SIGINT)
+        wait(for: job, timeout: 10)
+        XCTAssertTrue(job.isCancelled)
+        XCTAssertTrue(program.isCancelled)
+        XCTAssertFalse(kill(pid, 0) == 0, "the program outlived Ctrl-C")
+    }
+}

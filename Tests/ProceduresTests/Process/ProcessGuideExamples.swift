@@ -1,0 +1,45 @@
+import Foundation
+import Procedures
+import ProceduresTestSupport
+import ProceduresTesting
+import XCTest
+
+// The process snippets of Documentation/ProcessesAndNetwork.md, compiled and run.
+final class ProcessGuideExamples: XCTestCase {
+    func testRunAProgramAndReadItsOutput() {
+        let queue = ProcedureQueue()
+        let list = ProcessProcedure(executable: "ls", arguments: ["-d", "/tmp"])
+        let count = ProcessProcedure(shellCommand: "printf 'a\\nb\\n' | wc -l")
+        queue.addOperations([list, count], waitUntilFinished: false)
+        // … later, once they finished:
+        wait(for: list, count)
+        XCTAssertEqual(list.output?.standardOutputString, "/tmp\n")
+        XCTAssertEqual(count.output?.standardOutputString.trimmingCharacters(in: .whitespaces), "2\n")
+    }
+
+    func testFollowALongRunningProgramLineByLine() {
+        let queue = ProcedureQueue()
+        let seen = LockedBox<[String]>([])
+        let log = ProcessProcedure(
+            shellCommand: "for i in 1 2 3; do echo step $i; done", standardOutput: .lines)
+        log.standardOutputLines.onSuccess { line in
+            seen.mutate { $0.append(line) }  // "step 1", "step 2", "step 3"
+        }
+        queue.addOperation(log)
+        wait(for: log)
+        XCTAssertEqual(seen.value, ["step 1", "step 2", "step 3"])
+    }
+
+    func testAFailedProgramSaysWhy() {
+        let check = ProcessProcedure(shellCommand: "echo 'no such table' >&2; exit 2")
+        wait(for: check)
+        if let error = check.errors.first as? ProcessProcedureError, let result = error.result {
+            print(result.status)               // exited with status 2
+            print(result.standardErrorTail)    // no such table
+            XCTAssertEqual(result.status, .exited(2))
+            XCTAssertEqual(result.standardErrorTail, "no such table\n")
+        } else {
+            XCTFail("\(check.errors)")
+        }
+    }
+}
