@@ -71,16 +71,18 @@ final class BatchProcedureTests: MisuseRecordingTestCase {
 
     func testChildrenAreMadeInInputOrderAndRunOneAtATimeAtWidthOne() {
         let made = LockedBox([Int]())
-        let finished = LockedBox([Int]())
+        let executed = LockedBox([Int]())
         let batch = BatchProcedure(input: Array(0..<10), width: 1, makeChild: { (x: Int) -> any OutputProcedure<Int> in
             made.mutate { $0.append(x) }
-            let child = ResultProcedure { x }
-            child.addDidFinishBlockObserver { _, _ in finished.mutate { $0.append(x) } }
-            return child
+            return ResultProcedure {
+                executed.mutate { $0.append(x) }
+                return x
+            }
         })
         wait(for: batch)
         XCTAssertEqual(made.value, Array(0..<10))
-        XCTAssertEqual(finished.value, Array(0..<10), "at width 1 the children run in order")
+        XCTAssertEqual(executed.value, Array(0..<10), "at width 1 the children run in order")
+        XCTAssertEqual(batch.output, Array(0..<10))
     }
 
     func testChildrenAreMadeOnlyAsTheyStart() {
