@@ -11,10 +11,11 @@ rm -rf "$work" "$out"
 mkdir -p "$work/symbol-graphs" "$work/Procedures.docc"
 # A scratch path of its own, so the symbol graphs are written even when the ordinary build
 # is up to date. The futures live in their own target (ProceduresFutures) but are one
-# library to users (`import Procedures` re-exports them): both graphs go into one site.
+# library to users (`import Procedures` re-exports them): their graphs and the network
+# procedures' go into one site.
 graphs=.build-docs/symbol-graphs
 mkdir -p "$graphs"
-swift build --target Procedures --scratch-path .build-docs -Xswiftc -emit-symbol-graph \
+swift build --target ProceduresNetwork --scratch-path .build-docs -Xswiftc -emit-symbol-graph \
     -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" >/dev/null
 cp "$graphs"/Procedures*.json "$work/symbol-graphs/"
 rm -f "$work/symbol-graphs"/ProceduresSupport*.json

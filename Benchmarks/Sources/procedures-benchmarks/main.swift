@@ -22,6 +22,7 @@ let scenarios: [Scenario] =
         R1Retry.scenario,
         P1Processes.scenario,
         N1Requests.scenario,
+        B1Batch.scenario,
     ] + FutureScenarios.all
 
 if options.profile != nil {

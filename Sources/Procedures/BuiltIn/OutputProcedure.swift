@@ -5,7 +5,7 @@ import Foundation
 /// ``ResultProcedure`` is the usual way to get one; conform your own procedure classes (a
 /// ``GroupProcedure`` subclass that assembles a result, say) by storing the value before
 /// finishing. Procedures that do not conform produce `Void`.
-public protocol OutputProcedure: Procedure {
+public protocol OutputProcedure<Output>: Procedure {
     /// What the procedure produces.
     associatedtype Output: Sendable
     /// The value, once the procedure has finished without errors; nil before, or after a
@@ -15,7 +15,7 @@ public protocol OutputProcedure: Procedure {
 
 /// A procedure that takes a value before it executes, typically from another procedure's
 /// output through ``InputProcedure/injectResult(from:)``.
-public protocol InputProcedure: Procedure {
+public protocol InputProcedure<Input>: Procedure {
     /// What the procedure takes.
     associatedtype Input: Sendable
     /// The value; set before the procedure executes.
@@ -44,19 +44,10 @@ extension InputProcedure {
         addWillExecuteBlockObserver { procedure in
             // Runs among this procedure's callbacks, before execute(): the input is written
             // where nothing else of this procedure runs concurrently.
-            switch Self.injectedValue(from: source) {
+            switch InputInjection.value(from: source) {
             case .success(let value): procedure.input = value
             case .failure(let error): procedure.cancel(withError: error)
             }
         }
-    }
-
-    private static func injectedValue<Source: OutputProcedure>(from source: Source) -> Result<Source.Output, ProcedureError> {
-        let name = source.name ?? String(describing: type(of: source))
-        let errors = source.errors
-        if source.isCancelled { return .failure(.dependencyCancelled(name: name, errors: errors)) }
-        if !errors.isEmpty { return .failure(.dependencyFailed(name: name, errors: errors)) }
-        guard let output = source.output else { return .failure(.noOutput(name: name)) }
-        return .success(output)
     }
 }

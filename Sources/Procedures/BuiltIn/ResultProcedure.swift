@@ -66,15 +66,23 @@ open class ResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unche
         case .synchronous(let block):
             do { finish(withOutput: try block()) } catch { finish(withError: error) }
         case .asynchronous(let operation):
-            let task = Task { [self] in
-                do {
-                    finish(withOutput: try await operation())
-                } catch {
-                    finish(withError: error is CancellationError && isCancelled ? nil : error)
-                }
-            }
-            outputLock.withLock { self.task = task }
+            runTask(operation)
         }
+    }
+
+    /// Runs `operation` in a `Task` that a cancel of this procedure cancels, and finishes with
+    /// its value or error (a `CancellationError` after a cancel finishes it as cancelled).
+    final func runTask(_ operation: @escaping @Sendable () async throws -> Output) {
+        let task = Task { [self] in
+            do {
+                finish(withOutput: try await operation())
+            } catch {
+                finish(withError: error is CancellationError && isCancelled ? nil : error)
+            }
+        }
+        outputLock.withLock { self.task = task }
+        // A cancel that came before the task was stored found nothing to cancel.
+        if isCancelled { task.cancel() }
     }
 
     /// Cancels the `async` closure's task, if any. Overrides must call `super`.
@@ -105,7 +113,11 @@ public final class TransformProcedure<Input: Sendable, Output: Sendable>: Result
 {
     // @unchecked: `input` is written by the injection's will-execute observer and read by
     // execute(), two callbacks of this procedure, which never overlap.
-    private let transform: @Sendable (Input) throws -> Output
+    private enum Transform {
+        case synchronous(@Sendable (Input) throws -> Output)
+        case asynchronous(@Sendable (Input) async throws -> Output)
+    }
+    private let transform: Transform
 
     /// The input; set it directly or inject it.
     public var input: Input?
@@ -113,7 +125,20 @@ public final class TransformProcedure<Input: Sendable, Output: Sendable>: Result
     /// A procedure that finishes with `transform(input)`.
     public init(input: Input? = nil, _ transform: @escaping @Sendable (Input) throws -> Output) {
         self.input = input
-        self.transform = transform
+        self.transform = .synchronous(transform)
+        super.init()
+    }
+
+    /// A procedure that runs `operation(input)` in a `Task` and finishes with the value it
+    /// returns, or the error it throws. Cancelling the procedure cancels the task; a
+    /// `CancellationError` thrown then finishes the procedure as cancelled.
+    ///
+    /// ```swift
+    /// let fetch = TransformProcedure(operation: { (url: URL) in try await download(url) })
+    /// ```
+    public init(input: Input? = nil, operation: @escaping @Sendable (Input) async throws -> Output) {
+        self.input = input
+        self.transform = .asynchronous(operation)
         super.init()
     }
 
@@ -123,6 +148,11 @@ public final class TransformProcedure<Input: Sendable, Output: Sendable>: Result
             finish(withError: ProcedureError.missingInput(name: displayName))
             return
         }
-        do { finish(withOutput: try transform(input)) } catch { finish(withError: error) }
+        switch transform {
+        case .synchronous(let transform):
+            do { finish(withOutput: try transform(input)) } catch { finish(withError: error) }
+        case .asynchronous(let operation):
+            runTask { try await operation(input) }
+        }
     }
 }

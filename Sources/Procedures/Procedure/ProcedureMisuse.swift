@@ -46,6 +46,8 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
         /// A timeout was added to a procedure that had already started executing (or finished):
         /// its clock starts at will-execute, so it would never fire.
         case timeoutAddedAfterStart
+        /// A width below 1 was given to a ``BatchProcedure``; it runs one element at a time.
+        case invalidWidth
     }
 
     /// What went wrong.

@@ -88,14 +88,21 @@ final class GroupNestingStressTests: MisuseRecordingTestCase {
         XCTAssertTrue(everything.allSatisfy(\.isFinished))
     }
 
-    /// Remembers whether it was already cancelled when `execute()` began (the library must
-    /// never call `execute()` on a procedure whose cancellation has been delivered).
+    /// Remembers whether its cancellation had been delivered (its did-cancel hook had run)
+    /// when `execute()` began: the library must never call `execute()` then. (`isCancelled`
+    /// alone cannot tell: it turns true as soon as a cancel is accepted, which may be while
+    /// the start is already under way, and the hooks then run after `execute()`.)
     private final class LateChild: TestProcedure, @unchecked Sendable {
-        private let cancelledAtExecute = LockedBox(false)
-        var wasCancelledWhenExecuteBegan: Bool { cancelledAtExecute.value }
+        private let cancelDelivered = LockedBox(false)
+        private let deliveredAtExecute = LockedBox(false)
+        var wasCancelledWhenExecuteBegan: Bool { deliveredAtExecute.value }
+        override func procedureDidCancel(withErrors errors: [any Error]) {
+            cancelDelivered.mutate { $0 = true }
+            super.procedureDidCancel(withErrors: errors)
+        }
         override func execute() {
-            let cancelled = isCancelled
-            cancelledAtExecute.mutate { $0 = cancelled }
+            let delivered = cancelDelivered.value
+            deliveredAtExecute.mutate { $0 = delivered }
             super.execute()
         }
     }

@@ -1,0 +1,261 @@
+import Foundation
+import ProceduresSupport
+
+/// A group that runs one child procedure per element of its input array, at most `width` at
+/// a time, and outputs their outputs in the input's order.
+///
+/// ```swift
+/// let sizes = BatchProcedure(input: urls, width: 4) { url in try Data(contentsOf: url).count }
+/// sizes.injectResult(from: listing)          // or give the input directly
+/// let counts = try await queue.future(sizes).value   // [Int], in the order of the urls
+/// ```
+///
+/// The child for each element is made by the closure you give: a synchronous or `async`
+/// transform of the element (a ``TransformProcedure`` each), or, with `makeChild:`, any
+/// ``OutputProcedure`` you make from the element. Children are made as elements start, in
+/// input order: the first `width` when the batch executes, then one each time a child
+/// finishes its work (on that child's thread), so no more than `width` run at once.
+///
+/// **Failures.** A child's errors are the batch's errors (the batch fails; ``output`` is nil
+/// and ``partialOutput`` holds the outputs of the children that succeeded). With
+/// ``FailurePolicy/runRemaining`` (the default) the other elements still run, so every
+/// element's errors are reported; with ``FailurePolicy/cancelRemaining`` the first failure
+/// cancels the running children (without errors of their own) and starts no more.
+///
+/// **Cancellation.** Cancelling the batch cancels its running children and starts no more; it
+/// finishes, cancelled, once they have. ``partialOutput`` then holds one entry per input
+/// element: the output of each child that had succeeded, nil for the others.
+///
+/// A batch with no input is cancelled with ``ProcedureError/missingInput(name:)``. The cost is
+/// O(1) per element, and O(N) once at the finish; no step scans the children per child.
+public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGroupProcedure<[Output]>, InputProcedure,
+    PartialOutputProcedure, @unchecked Sendable
+{
+    // @unchecked: `batch` is guarded by `batchLock`; `input` is written before execute()
+    // (directly, or by the injection's will-execute observer) and read by execute(); the
+    // other stored properties are immutable.
+
+    /// How children are made: transforms (always `TransformProcedure<Element, Output>`), or
+    /// any output procedure.
+    private enum Maker {
+        case transform(@Sendable (Element) -> Procedure)
+        case custom(@Sendable (Element) -> any OutputProcedure<Output>)
+    }
+
+    /// What a failing element does to the others.
+    public enum FailurePolicy: Sendable {
+        /// The other elements run to the end; the batch reports every failure (the default).
+        case runRemaining
+        /// The first failure cancels the running elements and starts no more.
+        case cancelRemaining
+    }
+
+    private struct State {
+        var elements: [Element] = []
+        /// The children made so far, at their element's index.
+        var made: [Procedure?] = []
+        /// The same children with their output type, for children made by `makeChild:`
+        /// (transform children are read as what they are, which costs less).
+        var custom: [(any OutputProcedure<Output>)?] = []
+        /// How many elements have been claimed (their children made or being made).
+        var next = 0
+        /// The unfinished children.
+        var running = Set<ObjectIdentifier>()
+        var stopped = false
+        var partial: [Output?]?
+    }
+
+    private let width: Int
+    private let policy: FailurePolicy
+    private let maker: Maker
+    private let batchLock = Lock()
+    @exclusivity(unchecked) private var batch = State()  // only touched under `batchLock`
+
+    /// The elements; set it directly or inject it.
+    public var input: [Element]?
+
+    /// A batch whose child for each element is the procedure `makeChild` returns.
+    ///
+    /// Write the `makeChild:` label: a trailing closure is taken as a transform (whose output
+    /// would be the procedure itself).
+    ///
+    /// - Parameters:
+    ///   - input: the elements, unless injected.
+    ///   - width: how many children run at once (at least 1; default: the number of cores).
+    ///   - onFailure: what a failing element does to the others.
+    ///   - makeChild: a new procedure for an element (never one already on a queue or in a
+    ///     group); called once per element, in order, as the element starts.
+    public convenience init(
+        input: [Element]? = nil,
+        width: Int = ProcessInfo.processInfo.activeProcessorCount,
+        onFailure: FailurePolicy = .runRemaining,
+        makeChild: @escaping @Sendable (Element) -> any OutputProcedure<Output>
+    ) {
+        self.init(input: input, width: width, onFailure: onFailure, maker: .custom(makeChild))
+    }
+
+    private init(input: [Element]?, width: Int, onFailure: FailurePolicy, maker: Maker) {
+        self.input = input
+        self.width = max(width, 1)
+        self.policy = onFailure
+        self.maker = maker
+        super.init()
+        if width < 1 {
+            ProcedureMisuse.report(
+                .invalidWidth, "BatchProcedure(width: \(width)): a batch runs at least one element at a time; it uses 1.",
+                subject: self)
+        }
+    }
+
+    /// A batch that transforms each element with `transform` (a ``TransformProcedure`` each).
+    public convenience init(
+        input: [Element]? = nil,
+        width: Int = ProcessInfo.processInfo.activeProcessorCount,
+        onFailure: FailurePolicy = .runRemaining,
+        _ transform: @escaping @Sendable (Element) throws -> Output
+    ) {
+        // The type is looked up once here, not once per element: in generic code each lookup
+        // costs as much as a small procedure.
+        let childType = TransformProcedure<Element, Output>.self
+        self.init(input: input, width: width, onFailure: onFailure, maker: .transform({ element in
+            childType.init(input: element, transform)
+        }))
+    }
+
+    /// A batch that runs `operation` on each element in a `Task` (an `async`
+    /// ``TransformProcedure`` each); cancelling the batch cancels the running tasks.
+    public convenience init(
+        input: [Element]? = nil,
+        width: Int = ProcessInfo.processInfo.activeProcessorCount,
+        onFailure: FailurePolicy = .runRemaining,
+        operation: @escaping @Sendable (Element) async throws -> Output
+    ) {
+        let childType = TransformProcedure<Element, Output>.self
+        self.init(input: input, width: width, onFailure: onFailure, maker: .transform({ element in
+            childType.init(input: element, operation: operation)
+        }))
+    }
+
+    /// The outputs of the children that succeeded, in input order (nil for the others), for a
+    /// batch that failed or was cancelled, once it finished.
+    public var partialOutput: [Output?]? { batchLock.withLock { batch.partial } }
+
+    /// Starts the first `width` elements.
+    public override func execute() {
+        guard let elements = input else {
+            cancel(withError: ProcedureError.missingInput(name: displayName))
+            super.execute()
+            return
+        }
+        batchLock.withLock {
+            batch.elements = elements
+            batch.made = Array(repeating: nil, count: elements.count)
+            if case .custom = maker { batch.custom = Array(repeating: nil, count: elements.count) }
+            batch.running.reserveCapacity(min(width, elements.count))
+        }
+        for _ in 0..<min(width, elements.count) { startNext() }
+        super.execute()
+    }
+
+    private func startNext() {
+        // The request, not `isCancelled`: no element starts once a cancel is asked for.
+        guard cancelRequest == nil else { return }
+        guard let (index, element) = batchLock.withLock({ () -> (Int, Element)? in
+            guard !batch.stopped, batch.next < batch.elements.count else { return nil }
+            defer { batch.next += 1 }
+            return (batch.next, batch.elements[batch.next])
+        }) else { return }
+        // Made outside the lock (it is user code); children of several elements may be made
+        // at once, on the threads of the children that finished before them.
+        let child: Procedure
+        let stopped: Bool
+        switch maker {
+        case .transform(let make):
+            child = make(element)
+            stopped = batchLock.withLock {
+                batch.made[index] = child
+                batch.running.insert(ObjectIdentifier(child))
+                return batch.stopped
+            }
+        case .custom(let make):
+            let made = make(element)
+            child = made
+            stopped = batchLock.withLock {
+                batch.made[index] = child
+                batch.custom[index] = made
+                batch.running.insert(ObjectIdentifier(child))
+                return batch.stopped
+            }
+        }
+        // A failure recorded while this child was being made: the failure's cancel did not
+        // see it, so it cancels itself (and still finishes, once, without executing).
+        if stopped { child.cancel() }
+        // Will-finish observers run on the finishing child's thread, after its work and before
+        // its queue or the group learn that it finished: the next element starts there, in
+        // parallel with the others; the group cannot finish before it has been added; and a
+        // failure stops the batch before anything the finish sets off can start another.
+        child.addWillFinishBlockObserver { [weak self] child, errors in self?.childFinished(child, errors: errors) }
+        addChild(child)
+    }
+
+    private func childFinished(_ child: Procedure, errors: [any Error]) {
+        let policy = self.policy
+        let others = batchLock.withLock { () -> [Procedure] in
+            batch.running.remove(ObjectIdentifier(child))
+            guard !errors.isEmpty, policy == .cancelRemaining, !batch.stopped else { return [] }
+            batch.stopped = true
+            return batch.made.compactMap { $0 }.filter { batch.running.contains(ObjectIdentifier($0)) }
+        }
+        for other in others { other.cancel() }
+        startNext()
+    }
+
+    /// Sets the output (or the partial output).
+    public override func procedureWillFinish(withErrors errors: [any Error]) {
+        let succeeded = errors.isEmpty && !isCancelled
+        let elementCount = input?.count ?? 0
+        let (made, custom) = batchLock.withLock { () -> ([Procedure?], [(any OutputProcedure<Output>)?]) in
+            defer {
+                batch.made = []
+                batch.custom = []
+                batch.elements = []
+            }
+            return (batch.made, batch.custom)
+        }
+        // Read outside our lock: each output takes its child's own locks.
+        var outputs: [Output?]
+        switch maker {
+        case .transform:
+            let childType = TransformProcedure<Element, Output>.self
+            outputs = made.map { child in
+                guard let child, !child.isCancelled, child.errors.isEmpty else { return nil }
+                return unsafeDowncast(child, to: childType).output
+            }
+        case .custom:
+            outputs = custom.map { child in
+                guard let child, !child.isCancelled, child.errors.isEmpty else { return nil }
+                return child.output
+            }
+        }
+        // A batch that never executed has no slots yet.
+        if outputs.count < elementCount {
+            outputs.append(contentsOf: repeatElement(nil, count: elementCount - outputs.count))
+        }
+        if succeeded, made.count == elementCount, let complete = Self.unwrapped(outputs) {
+            setOutput(complete)
+        } else {
+            batchLock.withLock { batch.partial = outputs }
+        }
+        super.procedureWillFinish(withErrors: errors)
+    }
+
+    private static func unwrapped(_ outputs: [Output?]) -> [Output]? {
+        var complete: [Output] = []
+        complete.reserveCapacity(outputs.count)
+        for output in outputs {
+            guard let output else { return nil }
+            complete.append(output)
+        }
+        return complete
+    }
+}
