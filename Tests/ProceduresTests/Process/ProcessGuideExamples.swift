@@ -27,6 +27,11 @@ final class ProcessGuideExamples: XCTestCase {
         }
         queue.addOperation(log)
         wait(for: log)
+        // The handler runs on the default execution context, so it may still be delivering
+        // after the procedure finished: wait for the three lines, then check their order.
+        let delivered = XCTNSPredicateExpectation(
+            predicate: NSPredicate { _, _ in seen.value.count >= 3 }, object: nil)
+        wait(for: [delivered], timeout: 10)
         XCTAssertEqual(seen.value, ["step 1", "step 2", "step 3"])
     }
 
