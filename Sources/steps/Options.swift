@@ -8,6 +8,8 @@ struct Options {
     var graphPath: String?
     var tracePath: String?
     var timeout: Double?
+    /// Seconds a stopped step's processes get between SIGTERM and SIGKILL.
+    var gracePeriod: Double = 2
     var logDirectory: String?
     var plain = false
     var showHelp = false
@@ -27,6 +29,8 @@ struct Options {
           --graph FILE        write the dependency graph as Graphviz DOT to FILE
           --trace FILE        write a trace timeline (Chrome trace-event JSON: open it in Perfetto)
           --timeout SECS      stop everything after SECS seconds (exit status 124)
+          --grace SECS        a stopped step's processes get SECS seconds between SIGTERM and
+                              SIGKILL (default 2)
           --logs DIR          where each step's output is kept (default: .steps/logs next to
                               the pipeline file; a temporary directory for the bundled one)
           --plain             timestamped lines even on a terminal
@@ -73,6 +77,7 @@ struct Options {
                 let seconds = try number(for: argument, minimum: 0)
                 guard seconds > 0 else { throw UsageError(description: "--timeout needs a number of seconds above 0") }
                 options.timeout = seconds
+            case "--grace": options.gracePeriod = try number(for: argument, minimum: 0)
             case "--logs": options.logDirectory = try value(for: argument)
             case "--plain": options.plain = true
             case "-": throw UsageError(description: "reading the pipeline from standard input is not supported; give a file")

@@ -10,6 +10,8 @@ final class RunContext: @unchecked Sendable {
     let records: [String: StepRecord]
     /// The environment every step starts from: this process's, then the pipeline's `env`.
     let baseEnvironment: [String: String]
+    /// Seconds between SIGTERM and SIGKILL when a try is stopped (`--grace`).
+    let gracePeriod: TimeInterval
 
     private let lock = NSLock()
     private var stopping = false
@@ -20,8 +22,9 @@ final class RunContext: @unchecked Sendable {
         set { lock.withLock { stopping = newValue } }
     }
 
-    init(pipeline: Pipeline, logDirectory: URL, display: any Display) {
+    init(pipeline: Pipeline, logDirectory: URL, display: any Display, gracePeriod: TimeInterval = 2) {
         self.pipeline = pipeline
+        self.gracePeriod = gracePeriod
         self.logDirectory = logDirectory
         self.display = display
         records = Dictionary(uniqueKeysWithValues: pipeline.steps.map { ($0.name, StepRecord(step: $0)) })

@@ -105,11 +105,11 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         case .shell(let command):
             attempt = ProcessProcedure(
                 shellCommand: command, environment: environment, workingDirectory: directory,
-                standardOutput: .lines, standardError: .lines, terminationGracePeriod: 2)
+                standardOutput: .lines, standardError: .lines, terminationGracePeriod: context.gracePeriod)
         case .argv(let words):
             attempt = ProcessProcedure(
                 executable: words[0], arguments: Array(words.dropFirst()), environment: environment,
-                workingDirectory: directory, standardOutput: .lines, standardError: .lines, terminationGracePeriod: 2)
+                workingDirectory: directory, standardOutput: .lines, standardError: .lines, terminationGracePeriod: context.gracePeriod)
         }
         attempt.name = "\(step.name) · try \(number)"
         // Both streams are delivered on the child's one serial queue, before the procedure

@@ -36,7 +36,8 @@ enum StepsCommand {
         let live = !options.dryRun && !options.plain && isatty(STDOUT_FILENO) == 1
             && ProcessInfo.processInfo.environment["TERM"] != "dumb"
         let display: any Display = live ? LiveDisplay(total: pipeline.steps.count) : PlainDisplay()
-        let context = RunContext(pipeline: pipeline, logDirectory: logDirectory, display: display)
+        let context = RunContext(
+            pipeline: pipeline, logDirectory: logDirectory, display: display, gracePeriod: options.gracePeriod)
         let run = PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath)
 
         if let graphPath = options.graphPath {

@@ -86,7 +86,8 @@ final class NetworkDataProcedureTests: NetworkTestCase {
         let began = Date()
         fetch.cancel()
         wait(for: fetch, timeout: 10)
-        XCTAssertLessThan(Date().timeIntervalSince(began), 2)
+        // Far below the server's 20 s delay (a loose bound: loaded CI machines are slow).
+        XCTAssertLessThan(Date().timeIntervalSince(began), 10)
         assertProcedureCancelled(fetch)
         XCTAssertNil(fetch.output)
         // The connection is closed: the server sees its client go away long before 20 s.

@@ -36,7 +36,8 @@ final class NetworkDownloadUploadTests: NetworkTestCase {
         let began = Date()
         download.cancel()
         wait(for: download)
-        XCTAssertLessThan(Date().timeIntervalSince(began), 2)
+        // Far below the server's 20 s delay (a loose bound: loaded CI machines are slow).
+        XCTAssertLessThan(Date().timeIntervalSince(began), 10)
         assertProcedureCancelled(download)
     }
 

@@ -135,7 +135,8 @@ final class NetworkProcedureTests: NetworkTestCase {
         let began = Date()
         fetch.cancel()
         wait(for: fetch)
-        XCTAssertLessThan(Date().timeIntervalSince(began), 2)
+        // Far below the server's 20 s delay (a loose bound: loaded CI machines are slow).
+        XCTAssertLessThan(Date().timeIntervalSince(began), 10)
         assertProcedureCancelled(fetch)
         XCTAssertEqual(server.requestCount("/delay/20000"), 1, "no retry after a cancel")
     }

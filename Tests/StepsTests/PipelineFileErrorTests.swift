@@ -109,6 +109,7 @@ final class PipelineFileErrorTests: StepsTestCase {
             (["--jobs", "0"], "steps: --jobs needs a whole number of at least 1, not '0' (see steps --help)"),
             (["--jobs"], "steps: --jobs needs a value (see steps --help)"),
             (["--timeout", "soon"], "steps: --timeout needs a number of at least 0, not 'soon' (see steps --help)"),
+            (["--grace", "-1"], "steps: --grace needs a number of at least 0, not '-1' (see steps --help)"),
             (["--frob"], "steps: unknown option '--frob' (see steps --help)"),
             (["a.json", "b.json"], "steps: only one pipeline file may be given ('a.json', then 'b.json') (see steps --help)"),
         ]
