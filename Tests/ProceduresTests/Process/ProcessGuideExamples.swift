@@ -22,13 +22,13 @@ final class ProcessGuideExamples: XCTestCase {
         let seen = LockedBox<[String]>([])
         let log = ProcessProcedure(
             shellCommand: "for i in 1 2 3; do echo step $i; done", standardOutput: .lines)
-        log.standardOutputLines.onSuccess { line in
+        log.standardOutputLines.onSuccess(context: .immediate) { line in
             seen.mutate { $0.append(line) }  // "step 1", "step 2", "step 3"
         }
         queue.addOperation(log)
         wait(for: log)
-        // The handler runs on the default execution context, so it may still be delivering
-        // after the procedure finished: wait for the three lines, then check their order.
+        // Immediate delivery happens before the procedure finishes; the wait only turns a
+        // missing line into a clear failure instead of a short array.
         let delivered = XCTNSPredicateExpectation(
             predicate: NSPredicate { _, _ in seen.value.count >= 3 }, object: nil)
         wait(for: [delivered], timeout: 10)
