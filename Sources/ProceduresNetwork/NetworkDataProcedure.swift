@@ -44,28 +44,16 @@ public final class NetworkDataProcedure: ResultProcedure<HTTPPayloadResponse<Dat
 
     /// Starts the task.
     public override func execute() {
-        guard let request = input else {
-            finish(withError: ProcedureError.missingInput(name: displayName))
-            return
-        }
-        let url: URL
-        do { url = try NetworkTaskRunner.validatedURL(of: request) } catch {
-            finish(withError: error)
-            return
-        }
+        guard let url = NetworkTaskRunner.url(toFetch: input, for: self), let request = input else { return }
         runner.run(
             session.makeDataTask(with: request) { [self] data, response, error in
                 runner.taskCompleted()
                 // The only place that finishes a started request, so a cancel racing the
                 // answer cannot make two finishes: cancelled, it ends with the cancel errors.
                 guard !isCancelled else { return finish() }
-                switch NetworkTaskRunner.outcome(
+                NetworkTaskRunner.finish(self, with: NetworkTaskRunner.outcome(
                     url: url, payload: data ?? Data(), response: response, error: error,
-                    acceptableStatusCodes: acceptableStatusCodes, body: data)
-                {
-                case .success(let value): finish(withOutput: value)
-                case .failure(let error): finish(withError: error)
-                }
+                    acceptableStatusCodes: acceptableStatusCodes, body: data))
             })
     }
 

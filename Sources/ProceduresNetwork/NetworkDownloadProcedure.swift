@@ -38,15 +38,7 @@ public final class NetworkDownloadProcedure: ResultProcedure<HTTPPayloadResponse
 
     /// Starts the task.
     public override func execute() {
-        guard let request = input else {
-            finish(withError: ProcedureError.missingInput(name: displayName))
-            return
-        }
-        let url: URL
-        do { url = try NetworkTaskRunner.validatedURL(of: request) } catch {
-            finish(withError: error)
-            return
-        }
+        guard let url = NetworkTaskRunner.url(toFetch: input, for: self), let request = input else { return }
         let destination = destination
         runner.run(
             session.makeDownloadTask(with: request) { [self] file, response, error in
@@ -57,13 +49,9 @@ public final class NetworkDownloadProcedure: ResultProcedure<HTTPPayloadResponse
                 if let file, error == nil {
                     do { kept = try Self.move(file, to: destination) } catch { return finish(withError: error) }
                 }
-                switch NetworkTaskRunner.outcome(
+                NetworkTaskRunner.finish(self, with: NetworkTaskRunner.outcome(
                     url: url, payload: kept, response: response, error: error,
-                    acceptableStatusCodes: acceptableStatusCodes)
-                {
-                case .success(let value): finish(withOutput: value)
-                case .failure(let error): finish(withError: error)
-                }
+                    acceptableStatusCodes: acceptableStatusCodes))
             })
     }
 

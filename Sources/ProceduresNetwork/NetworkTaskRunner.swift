@@ -19,6 +19,28 @@ final class NetworkTaskRunner: @unchecked Sendable {
         return url
     }
 
+    /// The URL to fetch for `request`, the input of `procedure`, from its `execute()`; if there
+    /// is none (no request: ``ProcedureError/missingInput(name:)``; not http(s):
+    /// ``NetworkError/invalidURL(_:)``) it finishes the procedure with why and returns nil.
+    static func url(toFetch request: URLRequest?, for procedure: Procedure) -> URL? {
+        guard let request else {
+            procedure.finish(withError: ProcedureError.missingInput(name: procedure.displayName))
+            return nil
+        }
+        do { return try validatedURL(of: request) } catch {
+            procedure.finish(withError: error)
+            return nil
+        }
+    }
+
+    /// Finishes `procedure` with a completed task's outcome.
+    static func finish<Output>(_ procedure: ResultProcedure<Output>, with outcome: Result<Output, any Error>) {
+        switch outcome {
+        case .success(let value): procedure.finish(withOutput: value)
+        case .failure(let error): procedure.finish(withError: error)
+        }
+    }
+
     /// Keeps `task` for ``cancel()`` and starts it. Called from `execute()`, which never
     /// overlaps the did-cancel hook that calls ``cancel()``.
     func run(_ task: any NetworkTask) {

@@ -37,26 +37,14 @@ public final class NetworkUploadProcedure: ResultProcedure<HTTPPayloadResponse<D
 
     /// Starts the task.
     public override func execute() {
-        guard let input else {
-            finish(withError: ProcedureError.missingInput(name: displayName))
-            return
-        }
-        let url: URL
-        do { url = try NetworkTaskRunner.validatedURL(of: input.request) } catch {
-            finish(withError: error)
-            return
-        }
+        guard let url = NetworkTaskRunner.url(toFetch: input?.request, for: self), let input else { return }
         runner.run(
             session.makeUploadTask(with: input.request, from: input.payload) { [self] data, response, error in
                 runner.taskCompleted()
                 guard !isCancelled else { return finish() }  // the only finish of a started request
-                switch NetworkTaskRunner.outcome(
+                NetworkTaskRunner.finish(self, with: NetworkTaskRunner.outcome(
                     url: url, payload: data ?? Data(), response: response, error: error,
-                    acceptableStatusCodes: acceptableStatusCodes, body: data)
-                {
-                case .success(let value): finish(withOutput: value)
-                case .failure(let error): finish(withError: error)
-                }
+                    acceptableStatusCodes: acceptableStatusCodes, body: data))
             })
     }
 
