@@ -147,8 +147,10 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     func applySuspension() {
         suspensionLock.withLock {
             // Under its own lock so that two threads applying it cannot leave a stale value.
-            queue.isSuspended = groupLock.withLock { group.queueSuspended }
+            queue.setSuspendedDeferringConditionChecks(groupLock.withLock { group.queueSuspended })
         }
+        // Outside it: resumed children evaluate their conditions (user code) here.
+        queue.resumeDeferredConditionChecks()
     }
 
     /// Adds a child, which starts once the group executes (at once if it already does).

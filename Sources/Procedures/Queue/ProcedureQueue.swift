@@ -219,13 +219,25 @@ open class ProcedureQueue: OperationQueue, @unchecked Sendable {
         get { super.isSuspended }
         set {
             super.isSuspended = newValue
-            guard !newValue else { return }
-            let resumed = lock.withLock { () -> [Procedure] in
-                defer { suspendedGates = [] }
-                return suspendedGates
-            }
-            for procedure in resumed { procedure.beginCheckingConditions() }
+            if !newValue { resumeDeferredConditionChecks() }
         }
+    }
+
+    /// Sets Foundation's flag only, for a caller that holds a lock of its own: it then calls
+    /// ``resumeDeferredConditionChecks()`` once it has let go of that lock.
+    func setSuspendedDeferringConditionChecks(_ suspended: Bool) {
+        super.isSuspended = suspended
+    }
+
+    /// Begins the condition checks deferred while the queue was suspended, if it runs now.
+    /// They evaluate conditions, which is user code: call it holding no lock.
+    func resumeDeferredConditionChecks() {
+        let resumed = lock.withLock { () -> [Procedure] in
+            guard !super.isSuspended else { return [] }
+            defer { suspendedGates = [] }
+            return suspendedGates
+        }
+        for procedure in resumed { procedure.beginCheckingConditions() }
     }
 
     /// True if the queue is suspended: `procedure`'s conditions are then checked once it is

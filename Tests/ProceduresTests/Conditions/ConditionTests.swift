@@ -188,6 +188,20 @@ final class ConditionTests: MisuseRecordingTestCase {
         XCTAssertEqual(conditionFailure(of: group)?.error as? ConditionError, .alwaysFalse)
     }
 
+    func testChildConditionMayChangeItsGroupsSuspensionWhileTheGroupStarts() {
+        // Resuming the group's queue evaluates the children's conditions; none of the group's
+        // locks may be held then, or a condition touching the group would deadlock.
+        let group = GroupProcedure()
+        let child = TestProcedure(name: "child")
+        child.addCondition(BlockCondition { [weak group] in
+            group?.isSuspended = false
+            return true
+        })
+        group.addChild(child)
+        wait(for: group)
+        XCTAssertTrue(child.didExecute)
+    }
+
     func testChildConditionIsEvaluatedOnlyOnceTheGroupHasStarted() {
         let groupStarted = LockedBox(false)
         let seenByCondition = LockedBox<Bool?>(nil)
