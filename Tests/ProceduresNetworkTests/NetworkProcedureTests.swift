@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Procedures
 import ProceduresNetwork
+import ProceduresTestSupport
 import ProceduresTesting
 import XCTest
 
@@ -62,14 +63,14 @@ final class NetworkProcedureTests: NetworkTestCase {
     }
 
     func testTheUserDecidesPerResponse() {
-        let seen = LockedResponses()
+        let seen = LockedBox<[Int]>([])  // status codes seen by the retry decisions
         let fetch = fetching("/flaky/b/3?status=404") { failure in
-            if case .unacceptableStatus(let code, _, _, _)? = failure.error as? NetworkError { seen.append(code) }
+            if case .unacceptableStatus(let code, _, _, _)? = failure.error as? NetworkError { seen.mutate { $0.append(code) } }
             return failure.count < 10  // retry even a 404
         }
         wait(for: fetch)
         assertProcedureFinished(fetch)
-        XCTAssertEqual(seen.codes, [404, 404])
+        XCTAssertEqual(seen.value, [404, 404])
     }
 
     func testConnectionFailuresAreRetried() {
@@ -153,13 +154,4 @@ final class NetworkProcedureTests: NetworkTestCase {
         assertProcedureFinished(fetch)
         XCTAssertEqual(fetch.output?.payload, Data("ok after 2".utf8))
     }
-}
-
-/// Status codes seen by a retry decision (called on the retry's threads).
-private final class LockedResponses: @unchecked Sendable {
-    // @unchecked: `stored` is only touched under `lock`.
-    private let lock = NSLock()
-    private var stored: [Int] = []
-    func append(_ code: Int) { lock.withLock { stored.append(code) } }
-    var codes: [Int] { lock.withLock { stored } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresTestSupport
 import XCTest
 
 /// Runs the real `steps` binary (built next to the test bundle by `swift test`, because the
@@ -59,15 +60,15 @@ class StepsTestCase: XCTestCase {
         process.standardError = err
         // Each pipe is read to its end on a thread of its own, so that nothing is lost or
         // reordered between the last chunk and the exit.
-        let collected = OutputBuffer()
-        let errors = OutputBuffer()
+        let collected = LockedBox(Data())
+        let errors = LockedBox(Data())
         let outputEnded = expectation(description: "standard output closed")
         let errorsEnded = expectation(description: "standard error closed")
         Thread.detachNewThread {
             while true {
                 let data = out.fileHandleForReading.availableData
                 if data.isEmpty { break }
-                let text = collected.append(data)
+                let text = collected.mutate { $0.append(data); return String(decoding: $0, as: UTF8.self) }
                 onOutput?(text, process)
             }
             outputEnded.fulfill()
@@ -76,7 +77,7 @@ class StepsTestCase: XCTestCase {
             while true {
                 let data = err.fileHandleForReading.availableData
                 if data.isEmpty { break }
-                errors.append(data)
+                errors.mutate { $0.append(data) }
             }
             errorsEnded.fulfill()
         }
@@ -86,7 +87,7 @@ class StepsTestCase: XCTestCase {
         try process.run()
         wait(for: [exited, outputEnded, errorsEnded], timeout: timeout)
         let seconds = Date().timeIntervalSince(start)
-        return Run(status: process.terminationStatus, output: collected.text, errors: errors.text, seconds: seconds)
+        return Run(status: process.terminationStatus, output: String(decoding: collected.value, as: UTF8.self), errors: String(decoding: errors.value, as: UTF8.self), seconds: seconds)
     }
 
     /// Whether a process is still alive (a zombie waiting to be reaped counts as gone).
@@ -109,27 +110,4 @@ class StepsTestCase: XCTestCase {
             usleep(20_000)
         }
     }
-}
-
-/// Collects a process's output from its pipe's handler thread.
-final class OutputBuffer: @unchecked Sendable {
-    // @unchecked: `data` is guarded by `lock`.
-    private let lock = NSLock()
-    private var data = Data()
-    @discardableResult func append(_ more: Data) -> String {
-        lock.withLock {
-            data.append(more)
-            return String(decoding: data, as: UTF8.self)
-        }
-    }
-    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
-}
-
-/// A flag set once, from any thread.
-final class OnceFlag: @unchecked Sendable {
-    // @unchecked: `value` is guarded by `lock`.
-    private let lock = NSLock()
-    private var value = false
-    func setOnce() -> Bool { lock.withLock { defer { value = true }; return !value } }
-    var isSet: Bool { lock.withLock { value } }
 }

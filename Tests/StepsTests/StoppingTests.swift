@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresTestSupport
 import XCTest
 
 /// Ctrl-C and `--timeout` stop the whole graph: every child process is terminated (its own
@@ -26,12 +27,12 @@ final class StoppingTests: StepsTestCase {
 
     func testCtrlCTerminatesEveryChildThenExits130() throws {
         try writeLongPipeline()
-        let interrupted = OnceFlag()
-        let interruptTime = OutputBuffer()
+        let interrupted = LockedBox(false)
+        let interruptTime = LockedBox<TimeInterval?>(nil)
         let directory = self.directory!
         // A 30 s grace period: children stopped well before it were stopped by SIGTERM.
         let result = try run(["pipeline.json", "--jobs", "3", "--grace", "30"]) { _, process in
-            guard interrupted.setOnce() else { return }
+            guard interrupted.mutate({ first in defer { first = true }; return !first }) else { return }
             // Interrupt once all three long steps have started their children.
             Thread.detachNewThread {
                 let deadline = Date().addingTimeInterval(20)
@@ -41,14 +42,14 @@ final class StoppingTests: StepsTestCase {
                 {
                     usleep(10_000)
                 }
-                interruptTime.append(Data(String(Date().timeIntervalSince1970).utf8))
+                interruptTime.mutate { $0 = Date().timeIntervalSince1970 }
                 kill(process.processIdentifier, SIGINT)
             }
         }
         XCTAssertEqual(result.status, 130, result.output + result.errors)
         // SIGTERM reaches the children (they do not inherit Dispatch's blocked signal mask), so
         // they stop long before the 30 s grace period after which SIGKILL would be sent.
-        let stopping = Date().timeIntervalSince1970 - Double(interruptTime.text)!
+        let stopping = Date().timeIntervalSince1970 - interruptTime.value!
         XCTAssertLessThan(stopping, 20, "the children waited for SIGKILL")
         let pids = recordedPids
         XCTAssertEqual(pids.count, 6, "every long step recorded its shell and its child")
@@ -72,10 +73,10 @@ final class StoppingTests: StepsTestCase {
 
     func testSIGTERMStopsEverythingAndExits143() throws {
         try writeLongPipeline()
-        let signalled = OnceFlag()
+        let signalled = LockedBox(false)
         let directory = self.directory!
         let result = try run(["pipeline.json", "--jobs", "3"]) { _, process in
-            guard signalled.setOnce() else { return }
+            guard signalled.mutate({ first in defer { first = true }; return !first }) else { return }
             Thread.detachNewThread {
                 let deadline = Date().addingTimeInterval(20)
                 while Date() < deadline, !FileManager.default.fileExists(atPath: directory.appendingPathComponent("c.child").path) {
