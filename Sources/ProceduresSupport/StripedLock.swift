@@ -16,7 +16,10 @@ import Darwin
 /// Rule (stronger than for `Lock`): never take a second stripe while holding one, not even of
 /// another object, since two objects may share a stripe and the mutex is not recursive. So no
 /// user code, no other future's method, no deallocation of user objects inside `withLock`.
-@usableFromInline package enum StripedLock {
+///
+/// `public` rather than `package` for the reason given on ``Lock``: callers in other modules
+/// of this package need it inlined.
+public enum StripedLock {
     @usableFromInline package static let stripeCount = 64  // a power of two
     @usableFromInline package static let stride = 64       // one cache line per mutex, to avoid false sharing
 
@@ -38,7 +41,7 @@ import Darwin
     }()
 
     @inline(__always)
-    @inlinable package static func mutex(for object: AnyObject) -> UnsafeMutablePointer<pthread_mutex_t> {
+    @inlinable public static func mutex(for object: AnyObject) -> UnsafeMutablePointer<pthread_mutex_t> {
         let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
         // Fibonacci hashing: objects are 16-byte aligned and often allocated back to back.
         let index = Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) >> 58)
@@ -47,7 +50,7 @@ import Darwin
 
     /// Runs `body` holding the stripe of `object`. `body` must obey the rule above.
     @inline(__always)
-    @inlinable package static func withLock<R>(for object: AnyObject, _ body: () throws -> R) rethrows -> R {
+    @inlinable public static func withLock<R>(for object: AnyObject, _ body: () throws -> R) rethrows -> R {
         let mutex = mutex(for: object)
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

@@ -29,10 +29,10 @@ import ProceduresSupport
 /// will-execute, so no timer starts). One observer may watch several procedures; each gets
 /// its own deadline.
 public final class TimeoutObserver: ProcedureObserver, @unchecked Sendable {
-    // @unchecked: `timers` is only touched under `lock`, one of a few locks shared by every
-    // timeout observer (a lock of its own would add two allocations to each procedure with a
-    // timeout; critical sections here are a few stores long and take no other lock). The other
-    // properties are immutable.
+    // @unchecked: `timers` is only touched under this object's stripe of `StripedLock` (a
+    // lock of its own would add two allocations to each procedure with a timeout; the
+    // critical sections are a few stores long, take no other lock and free nothing). The
+    // other properties are immutable.
 
     /// How long the procedure may run: an interval from will-execute, or a date.
     public let delay: DelayProcedure.Delay
@@ -40,12 +40,6 @@ public final class TimeoutObserver: ProcedureObserver, @unchecked Sendable {
     public let clock: any ProcedureClock
 
     @exclusivity(unchecked) private var timers = Timers.none
-
-    private static let locks = (0..<16).map { _ in Lock() }
-    private var lock: Lock {
-        let address = UInt(bitPattern: ObjectIdentifier(self))
-        return Self.locks[Int((address >> 4) & 15)]
-    }
 
     /// The pending timeout of each procedure watched; almost always exactly one.
     private enum Timers {
@@ -96,7 +90,7 @@ public final class TimeoutObserver: ProcedureObserver, @unchecked Sendable {
             procedure.cancel(withError: ProcedureError.timedOut(after: interval))
         }
         let id = ObjectIdentifier(procedure)
-        lock.withLock {
+        StripedLock.withLock(for: self) {
             switch timers {
             case .none: timers = .one(id, timer)
             case .one(let other, let otherTimer): timers = .many([other: otherTimer, id: timer])
@@ -111,7 +105,7 @@ public final class TimeoutObserver: ProcedureObserver, @unchecked Sendable {
     /// Drops the timer: a procedure that is finishing can no longer be cancelled.
     public func willFinish(_ procedure: Procedure, errors: [any Error]) {
         let id = ObjectIdentifier(procedure)
-        let timer = lock.withLock { () -> (any Cancelable)? in
+        let timer = StripedLock.withLock(for: self) { () -> (any Cancelable)? in
             switch timers {
             case .none:
                 return nil
