@@ -68,6 +68,7 @@ extension Procedure {
         if case .start = action {
             // Started by hand: start on another thread rather than nest inside whatever
             // completed the last condition (a dependency's finish, another procedure's release).
+            recordReady(action)
             DispatchQueue.global().async { self.startAfterWaiting() }
         } else {
             perform(action)

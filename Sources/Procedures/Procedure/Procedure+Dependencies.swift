@@ -87,27 +87,34 @@ extension Procedure {
             state.unfinishedDependencies -= 1
             return state.becomeReadyIfPossible()
         }
-        if action != nil, ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.ready, self) }
         if case .start = action {
             // Started by hand and now ready: start on another thread. Starting here, inside
             // the dependency's finish, would nest one stack frame per link of a chain.
+            recordReady(action)
             DispatchQueue.global().async { self.startAfterWaiting() }
         } else {
-            performWithoutRecording(action)
+            perform(action)
         }
     }
 
     func perform(_ action: ReadyAction?) {
-        if action != nil, ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.ready, self) }
-        performWithoutRecording(action)
-    }
-
-    private func performWithoutRecording(_ action: ReadyAction?) {
+        recordReady(action)
         switch action {
         case .none: return
         case .enqueue(let queue): queue.enqueueReady(self)
         case .start: startAfterWaiting()
         case .checkConditions: beginCheckingConditions()
+        }
+    }
+
+    /// Tells the instruments the procedure is ready; not for `.checkConditions`, where its
+    /// conditions still hold it back (it becomes ready when its gate opens).
+    func recordReady(_ action: ReadyAction?) {
+        switch action {
+        case .enqueue, .start:
+            if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.ready, self) }
+        case .checkConditions, .none:
+            break
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresTestSupport
 import ProceduresTesting
 import XCTest
 
@@ -28,6 +29,25 @@ final class ProcedureProfilerTests: XCTestCase {
         // The dependent became ready only after its dependency finished.
         XCTAssertGreaterThanOrEqual(profiles[1].readyAt!, profiles[0].finishedAt!)
         XCTAssertEqual(profiles[1].dependencies.map(\.name), ["first"])
+    }
+
+    func testAProcedureWithAConditionIsReadyOnceAndOnlyAfterItsConditionAnswered() {
+        let queue = ProcedureQueue()
+        let readiness = ReadinessRecorder()
+        ProcedureInstrumentation.attach(readiness, to: queue)
+        defer { ProcedureInstrumentation.detach(readiness) }
+        let answered = LockedBox(false)
+        let guarded = TestProcedure(name: "guarded")
+        guarded.addCondition(BlockCondition { _, completion in
+            // Answers later, on another thread.
+            DispatchQueue.global().async {
+                answered.mutate { $0 = true }
+                completion(.satisfied)
+            }
+        })
+        readiness.answered = answered
+        wait(for: guarded, on: queue)
+        XCTAssertEqual(readiness.readyEvents.value, [true], "one ready event, after the condition answered")
     }
 
     func testAttributesGroupChildrenToTheirGroupAtAnyDepth() {
@@ -205,5 +225,17 @@ final class ProcedureProfilerTests: XCTestCase {
         profiler.detach()
         wait(for: TestProcedure(name: "after"), on: queue)
         XCTAssertEqual(profiler.profiles.map(\.name), ["before"])
+    }
+}
+
+/// Records, for each `ready` event, whether the condition had answered by then.
+private final class ReadinessRecorder: ProcedureInstrument, @unchecked Sendable {
+    // @unchecked: `answered` is set before the procedure is enqueued and only read after.
+    var answered: LockedBox<Bool>?
+    let readyEvents = LockedBox<[Bool]>([])
+    func record(_ event: ProcedureLifecycleEvent) {
+        guard case .ready = event.kind else { return }
+        let answered = self.answered?.value ?? false
+        readyEvents.mutate { $0.append(answered) }
     }
 }
