@@ -43,7 +43,7 @@ let package = Package(
         .testTarget(
             name: "StepsTests",
             // Runs the real `steps` binary, which `swift test` builds because of this dependency.
-            dependencies: ["steps", "ProceduresTestSupport"]),
+            dependencies: ["steps", "Procedures", "ProceduresTesting", "ProceduresTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

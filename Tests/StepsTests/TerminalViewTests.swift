@@ -1,4 +1,6 @@
 import Foundation
+import Procedures
+import ProceduresTesting
 import XCTest
 
 /// The live view, driven through a real pseudo-terminal: tmux runs `steps` in a detached
@@ -11,20 +13,21 @@ final class TerminalViewTests: StepsTestCase {
         try super.tearDownWithError()
     }
 
-    /// Runs tmux and returns its output. Starting a session forks the tmux server, which
-    /// would keep an output pipe open for ever: those calls get no pipe (`capturing: false`).
+    /// Runs tmux and returns its output. It runs as a `ProcessProcedure`, not a Foundation
+    /// `Process`: starting a session forks the tmux server, which would inherit the descriptors
+    /// Foundation watches to learn that its child exited (and, with `capturing`, the output
+    /// pipe) and keep them open for as long as the server lives, so waiting for the client
+    /// would never end. A `ProcessProcedure`'s child starts with nothing open but its own
+    /// standard streams.
     @discardableResult
     private func tmux(_ arguments: [String], capturing: Bool = true) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["tmux"] + arguments
-        let out = Pipe()
-        process.standardOutput = capturing ? out : FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = capturing ? out.fileHandleForReading.readDataToEndOfFile() : Data()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        let procedure = ProcessProcedure(
+            executable: "tmux", arguments: arguments, standardOutput: capturing ? .capture() : .discard,
+            standardError: .discard)
+        wait(for: procedure, timeout: 20)
+        if !procedure.isFinished { procedure.cancel() }
+        if let error = procedure.errors.first { throw error }
+        return procedure.output?.standardOutputString ?? ""
     }
 
     private func screen() throws -> [String] {
