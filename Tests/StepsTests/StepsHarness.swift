@@ -85,7 +85,12 @@ class StepsTestCase: XCTestCase {
         process.terminationHandler = { _ in exited.fulfill() }
         let start = Date()
         try process.run()
-        wait(for: [exited, outputEnded, errorsEnded], timeout: timeout)
+        if XCTWaiter().wait(for: [exited, outputEnded, errorsEnded], timeout: timeout) != .completed {
+            // Killed, so that the exit status can be read and the run goes on to other tests.
+            XCTFail("steps \(arguments.joined(separator: " ")) did not end within \(timeout) s; killed")
+            kill(process.processIdentifier, SIGKILL)
+            wait(for: [exited, outputEnded, errorsEnded], timeout: 10)
+        }
         let seconds = Date().timeIntervalSince(start)
         return Run(status: process.terminationStatus, output: String(decoding: collected.value, as: UTF8.self), errors: String(decoding: errors.value, as: UTF8.self), seconds: seconds)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresTestSupport
 import XCTest
 
 /// Runs one test of this target in a child copy of the test binary, for tests whose failure
@@ -28,8 +29,21 @@ extension XCTestCase {
             XCTFail("could not run the child: \(error)")
             return (-1, .exit, "")
         }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        wait(for: [ended], timeout: timeout)
+        // Read on a thread of its own so that a child that hangs fails this test at the
+        // timeout (and is killed) instead of hanging the whole run.
+        let output = LockedBox(Data())
+        let closed = expectation(description: "child \(name)'s output closed")
+        Thread.detachNewThread {
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            output.mutate { $0 = data }
+            closed.fulfill()
+        }
+        if XCTWaiter().wait(for: [ended, closed], timeout: timeout) != .completed {
+            XCTFail("the child running \(name) did not end within \(timeout) s; killed")
+            kill(process.processIdentifier, SIGKILL)
+            wait(for: [ended, closed], timeout: 10)
+        }
+        let data = output.value
         return (process.terminationStatus, process.terminationReason, String(decoding: data, as: UTF8.self))
     }
 
