@@ -6,6 +6,12 @@ public final class TrueCondition: Condition, @unchecked Sendable {
     /// A condition that always holds.
     public override init() { super.init() }
 
+    /// A condition that always holds, named `name` (in errors and state summaries).
+    public convenience init(name: String) {
+        self.init()
+        self.name = name
+    }
+
     /// Satisfied.
     public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
         completion(.satisfied)
@@ -17,6 +23,12 @@ public final class FalseCondition: Condition, @unchecked Sendable {
     // @unchecked: no state of its own.
     /// A condition that never holds.
     public override init() { super.init() }
+
+    /// A condition that never holds, named `name` (in errors and state summaries).
+    public convenience init(name: String) {
+        self.init()
+        self.name = name
+    }
 
     /// Fails.
     public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {

@@ -66,6 +66,9 @@ open class Condition: @unchecked Sendable {
     /// ``MutuallyExclusive``). Empty by default.
     open var mutuallyExclusiveCategories: [String] { [] }
 
+    /// True if the condition claims at least one exclusivity category.
+    public final var isMutuallyExclusive: Bool { !mutuallyExclusiveCategories.isEmpty }
+
     // MARK: - Dependencies
 
     /// Procedures that must finish before this condition is evaluated. The condition only
@@ -76,6 +79,15 @@ open class Condition: @unchecked Sendable {
     /// Makes the condition wait for `procedure` to finish before it is evaluated.
     public final func addDependency(_ procedure: Procedure) {
         lock.withLock { storedDependencies.append(procedure) }
+    }
+
+    /// Stops waiting for `procedure`, whether it was added with ``addDependency(_:)`` or
+    /// ``produceDependency(_:)``. Like them, call it before adding the condition to a procedure.
+    public final func removeDependency(_ procedure: Procedure) {
+        lock.withLock {
+            storedDependencies.removeAll { $0 === procedure }
+            storedProduced.removeAll { $0 === procedure }
+        }
     }
 
     /// The procedures this condition produces. See ``produceDependency(_:)``.
@@ -100,4 +112,14 @@ open class Condition: @unchecked Sendable {
             produced += storedProduced
         }
     }
+}
+
+/// Conditions are equal only to themselves: one condition added to several procedures is the
+/// same condition, two conditions of the same type with the same settings are not.
+extension Condition: Hashable {
+    /// True if `lhs` and `rhs` are the same object.
+    public static func == (lhs: Condition, rhs: Condition) -> Bool { lhs === rhs }
+
+    /// Hashes the object's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

@@ -23,19 +23,31 @@ public final class MutuallyExclusive<T>: Condition, @unchecked Sendable {
     // @unchecked: `category` is immutable; the base class locks its own state.
     /// The category this condition claims.
     public let category: String
+    /// The category as the name shows it: `T`'s short name, or the category given.
+    private let shownCategory: String
 
-    /// Claims the category named after `T`.
+    /// Claims the category named after `T` (its full name, so that two types of the same
+    /// name in different modules do not share a category). The condition's ``Condition/name``
+    /// uses the short name: `MutuallyExclusive<Alert>`.
     public override init() {
         self.category = String(reflecting: T.self)
+        self.shownCategory = String(describing: T.self)
         super.init()
+    }
+
+    /// Claims the category named `category`; `T` only documents what it is for, as in
+    /// ProcedureKit's `MutuallyExclusive<Alert>(category: "alerts")`.
+    public convenience init(category: String) {
+        self.init(categoryName: category)
     }
 
     init(categoryName: String) {
         self.category = categoryName
+        self.shownCategory = categoryName
         super.init()
     }
 
-    override var defaultName: String { "MutuallyExclusive<\(category)>" }
+    override var defaultName: String { "MutuallyExclusive<\(shownCategory)>" }
 
     /// Always satisfied: the exclusivity is applied after the conditions.
     public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
