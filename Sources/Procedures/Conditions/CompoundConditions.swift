@@ -1,14 +1,12 @@
 import Foundation
 
-/// Helpers for conditions made of other conditions.
-extension Condition {
-    /// Takes over the dependencies (waited for and produced) of `conditions`, so that the
-    /// compound condition is evaluated only once they have finished.
-    func adoptDependencies(of conditions: [Condition]) {
-        for condition in conditions {
-            for dependency in condition.dependencies { addDependency(dependency) }
-            for produced in condition.producedDependencies { produceDependency(produced) }
-        }
+extension Array where Element == Condition {
+    /// Each condition once, in order of first appearance: a compound evaluates a part
+    /// named twice only once.
+    func removingDuplicateConditions() -> [Condition] {
+        guard count > 1 else { return self }
+        var seen = Set<ObjectIdentifier>()
+        return filter { seen.insert(ObjectIdentifier($0)).inserted }
     }
 }
 
@@ -25,8 +23,9 @@ public final class NegatedCondition: Condition, @unchecked Sendable {
     public init(_ condition: Condition) {
         self.condition = condition
         super.init()
-        adoptDependencies(of: [condition])
     }
+
+    override var parts: [Condition] { [condition] }
 
     /// Evaluates the inner condition and inverts its answer: failed or ignored → satisfied.
     public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
@@ -82,8 +81,9 @@ public final class IgnoredCondition: Condition, @unchecked Sendable {
     public init(_ condition: Condition) {
         self.condition = condition
         super.init()
-        adoptDependencies(of: [condition])
     }
+
+    override var parts: [Condition] { [condition] }
 
     /// The inner condition's answer, a failure made ignored.
     public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
@@ -100,17 +100,19 @@ public final class IgnoredCondition: Condition, @unchecked Sendable {
 /// that is not, answering what it answered (a failure names it). Also written `a && b`.
 public final class AllOfCondition: Condition, @unchecked Sendable {
     // @unchecked: `conditions` is immutable.
-    /// The conditions, in order.
+    /// The conditions, in order, each once.
     public let conditions: [Condition]
 
     override var defaultName: String { "AllOf<\(conditions.map(\.name).joined(separator: ", "))>" }
 
-    /// All of `conditions` (waiting for their dependencies).
+    /// All of `conditions` (waiting for their dependencies); a condition named twice is
+    /// evaluated once.
     public init(_ conditions: [Condition]) {
-        self.conditions = conditions
+        self.conditions = conditions.removingDuplicateConditions()
         super.init()
-        adoptDependencies(of: conditions)
     }
+
+    override var parts: [Condition] { conditions }
 
     /// Evaluates the conditions in order.
     public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
@@ -138,17 +140,19 @@ public final class AllOfCondition: Condition, @unchecked Sendable {
 /// ``ConditionError/noConditionSatisfied(names:)``. Also written `a || b`.
 public final class AnyOfCondition: Condition, @unchecked Sendable {
     // @unchecked: `conditions` is immutable.
-    /// The conditions, in order.
+    /// The conditions, in order, each once.
     public let conditions: [Condition]
 
     override var defaultName: String { "AnyOf<\(conditions.map(\.name).joined(separator: ", "))>" }
 
-    /// Any of `conditions` (waiting for all their dependencies).
+    /// Any of `conditions` (waiting for all their dependencies); a condition named twice is
+    /// evaluated once.
     public init(_ conditions: [Condition]) {
-        self.conditions = conditions
+        self.conditions = conditions.removingDuplicateConditions()
         super.init()
-        adoptDependencies(of: conditions)
     }
+
+    override var parts: [Condition] { conditions }
 
     /// Evaluates the conditions in order.
     public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {

@@ -73,7 +73,9 @@ open class Condition: @unchecked Sendable {
 
     /// Procedures that must finish before this condition is evaluated. The condition only
     /// waits for them: add them to a queue yourself (or use ``produceDependency(_:)``).
-    /// Add them before adding the condition to a procedure.
+    /// Add them before adding the condition to a procedure. A compound condition
+    /// (``AllOfCondition``, ``NegatedCondition``, …) lists only its own here, and also waits
+    /// for its parts' dependencies, gathered when the procedure checks its conditions.
     public final var dependencies: [Procedure] { lock.withLock { storedDependencies } }
 
     /// Makes the condition wait for `procedure` to finish before it is evaluated.
@@ -103,13 +105,40 @@ open class Condition: @unchecked Sendable {
         lock.withLock { storedProduced.append(procedure) }
     }
 
-    /// Appends the dependencies to wait for (produced ones included) and the produced ones.
-    final func collectDependencies(into dependencies: inout [Procedure], produced: inout [Procedure]) {
-        lock.withLock {
-            guard !storedDependencies.isEmpty || !storedProduced.isEmpty else { return }
-            dependencies += storedDependencies
-            dependencies += storedProduced
-            produced += storedProduced
+    /// The conditions this one is made of (a compound condition's parts), whose dependencies
+    /// it waits for too. Empty for a plain condition, and for ``SilentCondition``.
+    var parts: [Condition] { [] }
+
+    /// Appends the dependencies to wait for (produced ones included) and the produced ones,
+    /// of `conditions` and of their parts, nested to any depth, each procedure once.
+    ///
+    /// Gathered when the procedure checks its conditions rather than when a compound is
+    /// built, so a part set up after the compound still counts. Walks the parts with a
+    /// stack of its own: `a && b && c …` nests as deep as the chain is long.
+    static func collectDependencies(
+        of conditions: [Condition], into dependencies: inout [Procedure], produced: inout [Procedure]
+    ) {
+        var seen = Set<ObjectIdentifier>()
+        var pending: [Condition] = []  // parts still to visit, the next one last
+        for top in conditions {
+            var next: Condition? = top
+            while let condition = next {
+                collect(condition)
+                let parts = condition.parts
+                if !parts.isEmpty { pending.append(contentsOf: parts.reversed()) }
+                next = pending.popLast()
+            }
+        }
+
+        func collect(_ condition: Condition) {
+            let (waited, made) = condition.lock.withLock { (condition.storedDependencies, condition.storedProduced) }
+            for procedure in made where seen.insert(ObjectIdentifier(procedure)).inserted {
+                dependencies.append(procedure)
+                produced.append(procedure)
+            }
+            for procedure in waited where seen.insert(ObjectIdentifier(procedure)).inserted {
+                dependencies.append(procedure)
+            }
         }
     }
 }

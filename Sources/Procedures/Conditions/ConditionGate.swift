@@ -72,9 +72,10 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     func begin(_ procedure: Procedure, queue: ProcedureQueue?) {
         var produced: [Procedure] = []
         var dependencies: [Procedure] = []
-        for condition in conditions {
-            condition.collectDependencies(into: &dependencies, produced: &produced)
-            hasCategories = hasCategories || !condition.mutuallyExclusiveCategories.isEmpty
+        Condition.collectDependencies(of: conditions, into: &dependencies, produced: &produced)
+        for condition in conditions where !condition.mutuallyExclusiveCategories.isEmpty {
+            hasCategories = true
+            break
         }
         if hasCategories || !produced.isEmpty {
             // Only then does the gate need to hear of a cancel (to cancel what it produced and

@@ -1,0 +1,130 @@
+import Foundation
+import Procedures
+import ProceduresTesting
+import XCTest
+
+/// How conditions made of other conditions (`AllOfCondition`, `AnyOfCondition`,
+/// `NegatedCondition`, `IgnoredCondition`) combine their parts' answers and dependencies.
+final class CompoundConditionTests: MisuseRecordingTestCase {
+    private func run(with condition: Condition) -> TestProcedure {
+        let procedure = TestProcedure()
+        procedure.addCondition(condition)
+        wait(for: procedure)
+        return procedure
+    }
+
+    private func counting(_ count: LockedBox<Int>, answer: Bool) -> BlockCondition {
+        BlockCondition {
+            count.mutate { $0 += 1 }
+            return answer
+        }
+    }
+
+    func testAllOfEvaluatesAPartNamedSeveralTimesOnce() {
+        let count = LockedBox(0)
+        let part = counting(count, answer: true)
+        let procedure = run(with: AllOfCondition([part, part, part]))
+        XCTAssertTrue(procedure.didExecute)
+        XCTAssertEqual(count.value, 1)
+    }
+
+    func testAnyOfEvaluatesAPartNamedSeveralTimesOnce() {
+        let count = LockedBox(0)
+        let part = counting(count, answer: false)
+        let procedure = run(with: AnyOfCondition([part, part, part]))
+        XCTAssertFalse(procedure.didExecute)
+        XCTAssertEqual(count.value, 1)
+    }
+
+    func testCompoundConditionWaitsForADependencyProducedByAPartAfterItWasBuilt() {
+        // The parts' dependencies are gathered when the procedure checks its conditions, not
+        // when the compound is built, so a part finished setting up later is still waited for.
+        let log = LockedBox<[String]>([])
+        let part = LoggingCondition("part", log: log)
+        let both = TrueCondition() && part
+        let produced = BlockProcedure { log.mutate { $0.append("produced") } }
+        part.produceDependency(produced)
+        let procedure = run(with: both)
+        XCTAssertEqual(log.value, ["produced", "part"])
+        XCTAssertTrue(produced.isFinished)
+        XCTAssertTrue(procedure.didExecute)
+    }
+
+    func testCompoundConditionListsOnlyItsOwnDependencies() {
+        let parts = (0..<3).map { index -> Condition in
+            let part = TrueCondition(name: "part \(index)")
+            part.produceDependency(TestProcedure())
+            part.addDependency(TestProcedure())
+            return part
+        }
+        let all = AllOfCondition(parts)
+        XCTAssertTrue(all.producedDependencies.isEmpty)
+        XCTAssertTrue(all.dependencies.isEmpty)
+        let own = TestProcedure(name: "own")
+        all.produceDependency(own)
+        XCTAssertEqual(all.producedDependencies, [own])
+    }
+
+    func testCompoundConditionWaitsForItsOwnAndItsPartsDependenciesOnce() {
+        let log = LockedBox<[String]>([])
+        let shared = BlockProcedure { log.mutate { $0.append("shared") } }
+        let part = LoggingCondition("part", log: log)
+        part.produceDependency(shared)
+        let own = BlockProcedure { log.mutate { $0.append("own") } }
+        let all = AllOfCondition([part, IgnoredCondition(part)])
+        all.produceDependency(own)
+        let procedure = run(with: all)
+        XCTAssertTrue(procedure.didExecute)
+        // `part` appears twice (directly and inside IgnoredCondition): its procedure runs once.
+        XCTAssertEqual(log.value.filter { $0 == "shared" }.count, 1, "\(log.value)")
+        XCTAssertEqual(log.value.filter { $0 == "own" }.count, 1, "\(log.value)")
+        XCTAssertEqual(log.value.last, "part")
+        XCTAssertEqual(misuse.reports(aboutAny: [shared, own]).count, 0, "nothing is added to the queue twice")
+    }
+
+    func testNestedAllOfFailureNamesTheInnermostCondition() {
+        let procedure = run(with: AllOfCondition([
+            AllOfCondition([FalseCondition(), FalseCondition()]), AllOfCondition([TrueCondition()]),
+        ]))
+        XCTAssertEqual(conditionFailure(of: procedure)?.name, "FalseCondition")
+        XCTAssertEqual(conditionFailure(of: procedure)?.error as? ConditionError, .alwaysFalse)
+    }
+
+    func testIgnoredCompoundConditionCancelsWithoutErrors() {
+        for condition in [
+            IgnoredCondition(TrueCondition() && FalseCondition()),
+            IgnoredCondition(AnyOfCondition([FalseCondition()])),
+            IgnoredCondition(IgnoredCondition(FalseCondition())),
+        ] {
+            let procedure = run(with: condition)
+            assertProcedureCancelled(procedure)
+            XCTAssertFalse(procedure.didExecute, condition.name)
+        }
+    }
+
+    func testAnyOfSkipsIgnoredPartsAndRunsOnASatisfiedOne() {
+        XCTAssertTrue(run(with: IgnoredCondition(FalseCondition()) || TrueCondition()).didExecute)
+        let failed = run(with: IgnoredCondition(FalseCondition()) || FalseCondition())
+        XCTAssertNotNil(conditionFailure(of: failed))
+    }
+
+    func testNegatedIgnoredConditionIsSatisfied() {
+        XCTAssertTrue(run(with: NegatedCondition(IgnoredCondition(FalseCondition()))).didExecute)
+    }
+
+    func testCompoundNamesShowTheirParts() {
+        XCTAssertEqual(NegatedCondition(FalseCondition()).name, "Not<FalseCondition>")
+        XCTAssertEqual(SilentCondition(FalseCondition()).name, "Silent<FalseCondition>")
+        XCTAssertEqual(IgnoredCondition(FalseCondition()).name, "Ignored<FalseCondition>")
+    }
+
+    func testSilentConditionLeavesTheConditionItWrapsUnchanged() {
+        // ProcedureKit emptied the wrapped condition's produced dependencies; here the wrapped
+        // condition can still be used unsilenced elsewhere.
+        let produced = TestProcedure()
+        let inner = TrueCondition()
+        inner.produceDependency(produced)
+        _ = SilentCondition(inner)
+        XCTAssertEqual(inner.producedDependencies, [produced])
+    }
+}
