@@ -57,6 +57,11 @@ final class ManualCondition: Condition, @unchecked Sendable {
     func complete(_ result: ConditionResult) {
         box.value.completion?(result)
     }
+
+    /// Drops the completion kept by `evaluate` (and what it holds: the procedure).
+    func forgetCompletion() {
+        box.mutate { $0.completion = nil }
+    }
 }
 
 /// A condition that records its evaluations into a shared log and answers `result` at once.

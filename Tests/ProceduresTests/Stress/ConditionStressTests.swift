@@ -104,4 +104,63 @@ final class ConditionStressTests: XCTestCase {
         for index in 0..<count { XCTAssertEqual(executed.values[index], index % 5 == 0 ? 0 : 1, "child \(index)") }
         XCTAssertEqual(children.filter(\.isCancelled).count, (count + 4) / 5)
     }
+
+    func testTenThousandConditionsOnOneProcedure() {
+        let count = stressIterations(10_000)
+        let evaluated = LockedBox(0)
+        let procedure = TestProcedure()
+        for index in 0..<count {
+            if index % 2 == 0 {
+                procedure.addCondition(TrueCondition())
+            } else {
+                procedure.addCondition(BlockCondition { _, completion in
+                    evaluated.mutate { $0 += 1 }
+                    completion(.satisfied)
+                })
+            }
+        }
+        wait(for: procedure, timeout: 120)
+        assertProcedureFinished(procedure)
+        XCTAssertEqual(evaluated.value, count / 2)
+    }
+
+    func testTenThousandConditionsEachProducingADependency() {
+        let count = stressIterations(10_000)
+        let procedure = TestProcedure()
+        var produced: [TestProcedure] = []
+        for index in 0..<count {
+            let condition = TrueCondition()
+            let dependency = TestProcedure(name: "produced \(index)")
+            condition.produceDependency(dependency)
+            produced.append(dependency)
+            procedure.addCondition(condition)
+        }
+        wait(for: procedure, timeout: 120)
+        assertProcedureFinished(procedure)
+        XCTAssertTrue(produced.allSatisfy(\.didExecute))
+    }
+
+    func testLongChainsOfCompoundConditions() {
+        // A flat AllOfCondition of thousands of parts answering at once must not grow the stack
+        // with each part. `a && b && c …` nests one AllOfCondition per operator, and nested
+        // conditions are walked recursively: a chain of a thousand (`reduce(_, &&)` over a
+        // list) is fine, one of tens of thousands is not (use AllOfCondition(list) then).
+        let count = stressIterations(10_000)
+        var chained: Condition = TrueCondition()
+        for _ in 0..<1_000 { chained = chained && TrueCondition() }
+        let flat = AllOfCondition((0..<count).map { _ in TrueCondition() })
+        let anyOf = AnyOfCondition((0..<count).map { _ in FalseCondition() } + [TrueCondition()])
+        // Each waits for a dependency, so its conditions are checked on a pool thread (whose
+        // stack is smaller than the main thread's), the one that finished the dependency.
+        let dependency = BlockProcedure {}
+        let procedures = [chained, flat, anyOf].map { condition -> TestProcedure in
+            let procedure = TestProcedure()
+            procedure.addDependency(dependency)
+            procedure.addCondition(condition)
+            return procedure
+        }
+        chained = TrueCondition()
+        wait(forAll: procedures + [dependency], timeout: 120)
+        for procedure in procedures { assertProcedureFinished(procedure) }
+    }
 }

@@ -244,3 +244,41 @@ final class SystemClockTests: XCTestCase {
         XCTAssertGreaterThan(first, 0)
     }
 }
+
+/// Timeouts in the cases ProcedureKit's own tests checked.
+final class TimeoutObserverCombinationTests: XCTestCase {
+    func testSeveralTimeoutsOnOneProcedureCancelItOnceWithOneError() {
+        let clock = ManualClock()
+        let slow = TestProcedure(delay: 60, clock: clock)
+        for interval in [5.0, 5, 6, 100] { slow.addObserver(TimeoutObserver(by: interval, clock: clock)) }
+        ProcedureQueue().addOperation(slow)
+        waitUntilScheduled(on: clock, count: 5)
+        clock.advance(by: 6)
+        wait(for: slow)
+        assertProcedureCancelled(slow, withErrors: true)
+        XCTAssertEqual(slow.errors.count, 1, "\(slow.errors)")
+        XCTAssertEqual(clock.pendingDeadlines, [60], "the timeouts that did not fire are gone")
+    }
+
+    func testTimeoutOnAProcedureCancelledBeforeItRunsAddsNoError() {
+        let clock = ManualClock()
+        let procedure = TestProcedure(delay: 60, clock: clock)
+        procedure.addObserver(TimeoutObserver(by: 5, clock: clock))
+        procedure.cancel()
+        wait(for: procedure)
+        assertProcedureCancelled(procedure)
+        XCTAssertTrue(procedure.errors.isEmpty)
+        XCTAssertTrue(clock.pendingDeadlines.isEmpty)
+    }
+
+    func testTimeoutLongerThanTheWorkLeavesTheProcedureFinished() {
+        let clock = ManualClock()
+        let procedure = TestProcedure(delay: 1, clock: clock)
+        procedure.addObserver(TimeoutObserver(until: Date(timeIntervalSinceNow: 3600), clock: clock))
+        ProcedureQueue().addOperation(procedure)
+        advance(clock, by: 1)
+        wait(for: procedure)
+        assertProcedureFinished(procedure)
+        XCTAssertTrue(clock.pendingDeadlines.isEmpty)
+    }
+}
