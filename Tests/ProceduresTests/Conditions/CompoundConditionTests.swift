@@ -127,4 +127,25 @@ final class CompoundConditionTests: MisuseRecordingTestCase {
         _ = SilentCondition(inner)
         XCTAssertEqual(inner.producedDependencies, [produced])
     }
+
+    func testIgnoredPartStopsAllOfLikeAnyAnswerThatIsNotSatisfied() {
+        // `.ignored` means "do not run, and that is not an error" wherever it comes from: an
+        // ignored part does not abstain (ProcedureKit let the other parts decide).
+        let log = LockedBox<[String]>([])
+        let ignoredThenTrue = run(with: AllOfCondition([IgnoredCondition(FalseCondition()), LoggingCondition("after", log: log)]))
+        assertProcedureCancelled(ignoredThenTrue)
+        XCTAssertFalse(ignoredThenTrue.didExecute)
+        let ignoredThenFalse = run(with: AllOfCondition([IgnoredCondition(FalseCondition()), FalseCondition()]))
+        assertProcedureCancelled(ignoredThenFalse)
+        XCTAssertEqual(log.value, [], "evaluation stops at the ignored part")
+    }
+
+    func testEmptyAllOfIsSatisfiedAndEmptyAnyOfFails() {
+        // All of nothing holds and any of nothing does not, so a list of requirements built
+        // from data may be empty. (ProcedureKit cancelled silently in both cases.)
+        XCTAssertTrue(run(with: AllOfCondition([])).didExecute)
+        let anyOfNone = run(with: AnyOfCondition([]))
+        XCTAssertFalse(anyOfNone.didExecute)
+        XCTAssertEqual(conditionFailure(of: anyOfNone)?.error as? ConditionError, .noConditionSatisfied(names: []))
+    }
 }

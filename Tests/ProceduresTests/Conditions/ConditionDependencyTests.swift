@@ -172,4 +172,35 @@ final class ConditionDependencyTests: MisuseRecordingTestCase {
         condition.forgetCompletion()
         XCTAssertNil(released)
     }
+
+    func testConditionsAreEvaluatedOnlyOnceEveryConditionsDependenciesFinished() {
+        // In order, one at a time, after all their dependencies: a later condition that would
+        // fail does not cut short an earlier one's dependency (ProcedureKit evaluated each
+        // condition as soon as its own dependencies finished).
+        let log = LockedBox<[String]>([])
+        let produced = HeldProcedure(name: "produced")
+        let first = LoggingCondition("first", log: log)
+        first.produceDependency(produced)
+        let second = LoggingCondition("second", log: log, result: .failed(TestError()))
+        let procedure = TestProcedure()
+        procedure.addConditions([first, second])
+        ProcedureQueue().addOperation(procedure)
+        wait(for: [produced.executing], timeout: 10)
+        XCTAssertEqual(log.value, [])
+        XCTAssertFalse(procedure.isFinished)
+        XCTAssertTrue(procedure.stateSummary.contains("produced"), procedure.stateSummary)
+        produced.release()
+        wait(for: procedure)
+        XCTAssertEqual(log.value, ["first", "second"])
+        XCTAssertEqual(conditionFailure(of: procedure)?.name, "second")
+    }
+
+    func testIgnoredConditionCancelsEvenWhenTheOthersAreSatisfied() {
+        let procedure = TestProcedure()
+        procedure.addCondition(IgnoredCondition(FalseCondition()))
+        procedure.addCondition(TrueCondition())
+        wait(for: procedure)
+        assertProcedureCancelled(procedure)
+        XCTAssertFalse(procedure.didExecute)
+    }
 }
