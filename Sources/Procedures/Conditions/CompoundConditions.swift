@@ -30,7 +30,7 @@ public final class NegatedCondition: Condition, @unchecked Sendable {
     /// Evaluates the inner condition and inverts its answer: failed or ignored → satisfied.
     public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
         let innerName = condition.name
-        condition.evaluate(for: procedure) { result in
+        condition.evaluateIfRequirementsMet(for: procedure) { result in
             switch result {
             case .satisfied: completion(.failed(ConditionError.negatedConditionSatisfied(name: innerName)))
             case .failed, .ignored: completion(.satisfied)
@@ -87,7 +87,7 @@ public final class IgnoredCondition: Condition, @unchecked Sendable {
 
     /// The inner condition's answer, a failure made ignored.
     public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
-        condition.evaluate(for: procedure) { result in
+        condition.evaluateIfRequirementsMet(for: procedure) { result in
             if case .failed = result { completion(.ignored) } else { completion(result) }
         }
     }
@@ -122,7 +122,7 @@ public final class AllOfCondition: Condition, @unchecked Sendable {
     private func evaluate(from index: Int, for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
         guard index < conditions.count else { return completion(.satisfied) }
         let condition = conditions[index]
-        condition.evaluate(for: procedure) { [self] result in
+        condition.evaluateIfRequirementsMet(for: procedure) { [self] result in
             switch result {
             case .satisfied: evaluate(from: index + 1, for: procedure, completion: completion)
             case .failed(let error): completion(.failed(ConditionGate.conditionError(error, of: condition)))
@@ -167,7 +167,7 @@ public final class AnyOfCondition: Condition, @unchecked Sendable {
             if allIgnored && !conditions.isEmpty { return completion(.ignored) }
             return completion(.failed(ConditionError.noConditionSatisfied(names: conditions.map(\.name))))
         }
-        conditions[index].evaluate(for: procedure) { [self] result in
+        conditions[index].evaluateIfRequirementsMet(for: procedure) { [self] result in
             switch result {
             case .satisfied: completion(.satisfied)
             case .failed: evaluate(from: index + 1, allIgnored: false, for: procedure, completion: completion)

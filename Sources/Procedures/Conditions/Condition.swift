@@ -38,6 +38,7 @@ open class Condition: @unchecked Sendable {
     @exclusivity(unchecked) private var storedName: String?
     @exclusivity(unchecked) private var storedDependencies: [Procedure] = []
     @exclusivity(unchecked) private var storedProduced: [Procedure] = []
+    @exclusivity(unchecked) private var storedRequirements = DependencyRequirements.none
     private var lock: Lock { Self.lock }
 
     /// A condition; subclasses set themselves up and call `super.init()`.
@@ -81,6 +82,18 @@ open class Condition: @unchecked Sendable {
     /// Makes the condition wait for `procedure` to finish before it is evaluated.
     public final func addDependency(_ procedure: Procedure) {
         lock.withLock { storedDependencies.append(procedure) }
+    }
+
+    /// What the condition's own dependencies must not have done for it to be evaluated:
+    /// ``DependencyRequirements/none`` by default. With ``DependencyRequirements/noFailed``,
+    /// say, a dependency that failed makes the condition fail without being evaluated.
+    ///
+    /// Checked wherever the condition is evaluated, as a part of a compound condition too,
+    /// where an unmet requirement is that part's failure (so `!condition` is then satisfied).
+    /// Set it before adding the condition to a procedure.
+    public final var dependencyRequirements: DependencyRequirements {
+        get { lock.withLock { storedRequirements } }
+        set { lock.withLock { storedRequirements = newValue } }
     }
 
     /// Stops waiting for `procedure`, whether it was added with ``addDependency(_:)`` or

@@ -118,7 +118,7 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
         while index < conditions.count {
             let condition = conditions[index]
             guard proceed(procedure, waitingFor: .condition(condition), index: index) else { return }
-            condition.evaluate(for: procedure) { [self, index] result in
+            condition.evaluateIfRequirementsMet(for: procedure) { [self, index] result in
                 answer(result, index: index, procedure: procedure)
             }
             let inline = lock.withLock { () -> ConditionResult? in
