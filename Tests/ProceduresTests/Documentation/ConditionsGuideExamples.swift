@@ -23,6 +23,10 @@ private struct Session: Sendable {
 
 private enum AlertCategory {}
 
+private struct Cache: Sendable {
+    var isFresh: Bool
+}
+
 final class FileExistsCondition: Condition, @unchecked Sendable {
     let url: URL
 
@@ -119,5 +123,20 @@ final class ConditionsGuideExamples: XCTestCase {
         wait(for: first, second)
         assertProcedureFinished(first)
         assertProcedureFinished(second)
+    }
+
+    func testDependencyRequirements() {
+        let queue = ProcedureQueue()
+        let cache = Cache(isFresh: true)
+        let refresh = TestProcedure(name: "refresh", error: TestError())
+        let upToDate = BlockCondition { cache.isFresh }
+        upToDate.produceDependency(refresh)
+        upToDate.dependencyRequirements = .noFailed
+        let render = BlockProcedure { print("rendering") }
+        render.addCondition(upToDate)
+        queue.addOperation(render)
+        wait(for: render)
+        XCTAssertTrue(render.isCancelled)
+        XCTAssertEqual(conditionFailure(of: render)?.error as? ConditionError, .dependenciesFailed(names: ["refresh"]))
     }
 }
