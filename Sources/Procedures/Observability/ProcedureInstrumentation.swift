@@ -77,15 +77,19 @@ public enum ProcedureInstrumentation {
     /// ``isActive``, never under a lock).
     static func record(_ kind: ProcedureLifecycleEvent.Kind, _ procedure: Procedure, queue: ProcedureQueue? = nil) {
         let flags = activity.load(ordering: .relaxed)
-        // The procedure's raw log threshold: its own level while some procedure has one
-        // (looked up), else the process-wide level (off unless it can show lifecycle events).
-        let threshold =
-            flags & ownLogLevels != 0 ? ProcedureLogLevels.threshold(for: procedure)
-            : flags & loggingOn != 0 ? ProcedureLogLevels.global.load(ordering: .relaxed)
-            : ProcedureLogLevels.off
-        let listens = threshold <= ProcedureLog.loudestLifecycleLevel.rawValue
-        let level = listens ? ProcedureLog.level(of: kind) : nil
-        let logs = level.map { $0.rawValue >= threshold } ?? false
+        // Whether the log wants this event: by the procedure's own level while some procedure
+        // has one (looked up), else by the process-wide level. `listens`: the procedure's
+        // level can show lifecycle events at all (its group and producer links are then kept).
+        var listens = false
+        var level: ProcedureLog.Level?
+        if flags & (loggingOn | ownLogLevels) != 0 {
+            let threshold =
+                flags & ownLogLevels != 0
+                ? ProcedureLogLevels.threshold(for: procedure) : ProcedureLogLevels.global.load(ordering: .relaxed)
+            listens = threshold <= ProcedureLog.loudestLifecycleLevel.rawValue
+            if listens, let wanted = ProcedureLog.level(of: kind), wanted.rawValue >= threshold { level = wanted }
+        }
+        let logs = level != nil
         // Logging at a quiet level with nothing attached: most events stop here, unbuilt;
         // only the group and producer links are kept, for the procedure's own messages.
         let instruments = flags & instrumentsAttached != 0 && Registry.shared.anyMayFollow(procedure, kind: kind, queue: queue)

@@ -184,7 +184,9 @@ public struct ProcedureLog: Sendable {
 
     static let loudestLifecycleLevel = Level.warning
 
-    /// The level a lifecycle event is logged at; nil for events that are not logged.
+    /// The level a lifecycle event is logged at; nil for events that are not logged. (Inlined:
+    /// every lifecycle hook asks while logging is on.)
+    @inline(__always)
     static func level(of kind: ProcedureLifecycleEvent.Kind) -> Level? {
         switch kind {
         case .enqueued, .ready: .trace

@@ -36,7 +36,8 @@ enum ProcedureLogLevels {
     }
 
     /// The raw minimum level for messages about `procedure`: its own level if it has one,
-    /// else the process-wide one.
+    /// else the process-wide one. (Kept out of line: it is the rare path of its callers.)
+    @inline(never)
     static func threshold(for procedure: Procedure?) -> Int {
         if ownLevelCount.load(ordering: .relaxed) != 0, let procedure, let own = procedure.ownLogLevel {
             return own
