@@ -132,7 +132,17 @@ public struct ProcedureLog: Sendable {
     public func log(
         level: Level, _ message: @autoclosure () -> String, file: String = #fileID, line: UInt = #line
     ) {
-        guard ProcedureLogLevels.admits(level, about: procedure) else { return }
+        // The gate alone decides while logging rejects the level and no procedure has one of
+        // its own: one load and a compare, then out.
+        guard level.rawValue >= ProcedureLogLevels.gate.load(ordering: .relaxed) else { return }
+        logPastTheGate(level, message, file: file, line: line)
+    }
+
+    /// The rest of a log call (out of line, so a rejected call spills nothing): the precise
+    /// level check, then the message.
+    @inline(never)
+    private func logPastTheGate(_ level: Level, _ message: () -> String, file: String, line: UInt) {
+        guard level.rawValue >= ProcedureLogLevels.threshold(for: procedure) else { return }
         Self.write(level, message(), about: procedure?.instrumentationIdentity, library: false, file: file, line: line)
     }
 
