@@ -21,9 +21,16 @@ cp "$graphs"/Procedures*.json "$work/symbol-graphs/"
 rm -f "$work/symbol-graphs"/ProceduresSupport*.json
 cp Documentation/Procedures.docc/* "$work/Procedures.docc/"
 for guide in Documentation/*.md; do
-    # [Title](Guide.md) -> <doc:Guide>; links to anything else stay as they are.
-    sed -E 's/\[[^]]*\]\(([A-Za-z]+)\.md\)/<doc:\1>/g' "$guide" > "$work/Procedures.docc/$(basename "$guide")"
+    # [Title](Guide.md) -> <doc:Guide>; ![alt](Images/x.svg) -> ![alt](x.svg), a resource of
+    # the catalog; links to anything else stay as they are.
+    sed -E -e 's/\[[^]]*\]\(([A-Za-z]+)\.md\)/<doc:\1>/g' -e 's/\]\(Images\//](/g' \
+        "$guide" > "$work/Procedures.docc/$(basename "$guide")"
 done
+# The pictures: drawn again from a fresh run of the demo (with Graphviz's dot where installed;
+# the committed copies otherwise).
+cp Documentation/Images/* "$work/Procedures.docc/"
+scripts/demo-pictures.sh "$work/Procedures.docc" || echo "build-docs: could not draw the pictures again; using the committed ones" >&2
+rm -f "$work/Procedures.docc"/*.dot
 docc convert "$work/Procedures.docc" \
     --additional-symbol-graph-dir "$work/symbol-graphs" \
     --fallback-display-name Procedures --fallback-bundle-identifier org.procedures.Procedures \

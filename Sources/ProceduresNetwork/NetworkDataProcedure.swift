@@ -17,7 +17,7 @@ import Procedures
 /// reject error statuses. It fails with ``NetworkError`` when the request has no http(s) URL,
 /// the connection fails or times out (the request's `timeoutInterval`), or the answer is not
 /// HTTP. Cancelling it cancels the session's task at once and finishes it. The request can be
-/// injected from another procedure's output (``InputProcedure``).
+/// injected from another procedure's output (``Procedures/InputProcedure``).
 public final class NetworkDataProcedure: ResultProcedure<HTTPPayloadResponse<Data>>, InputProcedure,
     @unchecked Sendable
 {

@@ -16,7 +16,7 @@ extension NetworkDownloadProcedure: NetworkRequestProcedure {}
 extension NetworkUploadProcedure: NetworkRequestProcedure {}
 
 /// A request that is tried again while it fails transiently: the ProcedureKit
-/// `NetworkProcedure`, on ``RetryProcedure`` and its wait strategies.
+/// `NetworkProcedure`, on ``Procedures/RetryProcedure`` and its wait strategies.
 ///
 /// ```swift
 /// let fetch = NetworkProcedure(maxAttempts: 4, wait: .exponential(initial: 1, maximum: 30, jitter: .full)) {
@@ -29,9 +29,9 @@ extension NetworkUploadProcedure: NetworkRequestProcedure {}
 /// Each attempt is a fresh procedure from `attempt`, told to accept only
 /// `acceptableStatusCodes` (2xx by default), so an error status fails it with
 /// ``NetworkError/unacceptableStatus(_:url:body:retryAfter:)``. After a failed attempt,
-/// `shouldRetry` decides from its ``RetryFailureInfo`` — the attempt, its errors, the attempt
+/// `shouldRetry` decides from its ``Procedures/RetryFailureInfo`` — the attempt, its errors, the attempt
 /// count — whether to try again; the default, ``retriesTransientFailures(_:)``, retries
-/// connection failures, timeouts (the request's own, or a ``TimeoutObserver`` on the
+/// connection failures, timeouts (the request's own, or a ``Procedures/TimeoutObserver`` on the
 /// attempt) and the statuses 408, 429 and 5xx, and nothing else. The wait before the next
 /// attempt is what `wait` says, or the server's `Retry-After` if that is longer (capped at
 /// `maximumRetryAfter`), measured on `clock`.

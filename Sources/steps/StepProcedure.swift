@@ -3,16 +3,18 @@ import Procedures
 
 /// One step of the pipeline, as procedures:
 ///
-/// - the step is a `GroupProcedure` that depends on the steps it needs, with a
-///   `NoFailedDependenciesCondition` (a step it needs that failed or was skipped because of a
-///   failure cancels it: it is skipped) and a `MutuallyExclusive(category:)` per category;
+/// - the step is a `GroupProcedure` that depends on the steps it needs, with, in this order,
+///   a condition on its needs (one that failed, or was skipped because of a failure, fails it:
+///   it is skipped; one that was stopped makes it stop silently), its `when` as a
+///   `BlockCondition` that is ignored (cancels without an error) when it does not hold, and a
+///   `MutuallyExclusive(category:)` per category. Conditions are checked before categories
+///   are taken, so a step that is skipped never holds a category, not even briefly;
 /// - its one child is a `RetryProcedure` of `ProcessProcedure`s (one per try, each with a
-///   `TimeoutObserver`), waiting between tries as the step's back-off says;
-/// - the step's `when` is a `BlockCondition` on that child, which it ignores (cancels without an
-///   error) when the condition does not hold: the step finishes without errors, so the steps
-///   that need it still run.
+///   `TimeoutObserver`), waiting between tries as the step's back-off says.
 ///
-/// It reports what happens to the run's display, and keeps every try's output in its log.
+/// A step skipped by its `when` finishes without errors and its record says so, so the steps
+/// that need it still run. It reports what happens to the run's display, and keeps every
+/// try's output in its log.
 final class StepProcedure: GroupProcedure, @unchecked Sendable {
     // @unchecked: `progress` is guarded by `progressLock`; `step`, `record` and `context` are immutable.
     let step: Step
@@ -34,10 +36,20 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         record = context.records[step.name]!
         super.init()
         name = step.name
+        // Needs are judged by their records (written in their will-finish, before this step's
+        // conditions run), not by cancellation: a need skipped by its `when` was cancelled
+        // without errors and still counts as done.
         if !step.dependencies.isEmpty {
-            // A need that failed fails this condition; one that was cancelled (skipped after a
-            // failure, or stopped) makes it cancel this step silently.
-            addCondition(NoFailedDependenciesCondition(ignoreCancellations: true))
+            addCondition(BlockCondition(evaluate: { [weak self] _, completion in
+                guard let self else { return completion(.ignored) }
+                completion(self.needsResult())
+            }))
+        }
+        if !step.when.isEmpty {
+            addCondition(BlockCondition(evaluate: { [weak self] _, completion in
+                guard let self else { return completion(.ignored) }
+                completion(self.whenResult())
+            }))
         }
         for category in step.exclusive { addCondition(MutuallyExclusive(category: category)) }
         // Will-finish: the outcome must be recorded before the steps that need this one are released.
@@ -82,19 +94,6 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
                 return makeAttempt(number, log: log)
             })
         tries.name = "\(step.name) tries"
-        if !step.when.isEmpty {
-            tries.addCondition(BlockCondition(evaluate: { [weak self] _, completion in
-                guard let self else { return completion(.ignored) }
-                let environment = self.environment
-                for condition in self.step.when {
-                    if let reason = condition.evaluate(in: self.context, environment: environment) {
-                        self.progressLock.withLock { self.progress.skipReason = reason }
-                        return completion(.ignored)
-                    }
-                }
-                completion(.satisfied)
-            }))
-        }
         return tries
     }
 
@@ -161,6 +160,34 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
 
     override func transformChildErrors(_ errors: [any Error], from child: Procedure) -> [any Error] {
         step.continueOnError ? [] : errors
+    }
+
+    /// Whether the steps this one needs let it run: a need that failed (or was skipped after a
+    /// failure) fails it, a stopped one makes it stop silently.
+    private func needsResult() -> ConditionResult {
+        for name in step.dependencies {
+            guard let outcome = context.records[name]?.outcome, !outcome.letsDependentsRun else { continue }
+            if outcome == .stopped { return .ignored }
+            return .failed(NeedNotDone(need: name))
+        }
+        return .satisfied
+    }
+
+    /// Whether the step's `when` holds; if not, the step is skipped with the first reason.
+    private func whenResult() -> ConditionResult {
+        let environment = self.environment
+        for condition in step.when {
+            if let reason = condition.evaluate(in: context, environment: environment) {
+                progressLock.withLock { progress.skipReason = reason }
+                return .ignored
+            }
+        }
+        return .satisfied
+    }
+
+    /// The error of a step whose need did not let it run (the display says why, from the records).
+    private struct NeedNotDone: Error {
+        let need: String
     }
 
     /// Once finishing: the outcome, to the record and the display.

@@ -44,4 +44,29 @@ final class PipelineDocumentationTests: StepsTestCase {
             XCTAssertEqual(result.status, 0, "\(example): \(result.errors)")
         }
     }
+    /// The Observability guide's pictures are drawn from the bundled pipeline: its graph is
+    /// the one `steps --graph` writes today, and both pictures name every step.
+    func testTheObservabilityGuidesPicturesShowTheBundledPipeline() throws {
+        let images = root.appendingPathComponent("Documentation/Images")
+        let result = try run(["--dry-run", "--graph", "graph.dot"])
+        XCTAssertEqual(result.status, 0, result.errors)
+        let graph = try read("graph.dot")
+        XCTAssertEqual(
+            try String(contentsOf: images.appendingPathComponent("steps-demo-graph.dot"), encoding: .utf8), graph,
+            "the bundled pipeline changed: run scripts/demo-pictures.sh Documentation/Images")
+        let names = graph.split(separator: "\n").compactMap { line -> String? in
+            guard let start = line.range(of: "[label=\""), let end = line.range(of: "\"]", range: start.upperBound..<line.endIndex) else { return nil }
+            return String(line[start.upperBound..<end.lowerBound])
+        }
+        XCTAssertEqual(names.count, 11, graph)
+        for picture in ["steps-demo-graph.svg", "steps-demo-timeline.svg"] {
+            // Graphviz writes a hyphen as a character reference.
+            let svg = try String(contentsOf: images.appendingPathComponent(picture), encoding: .utf8)
+                .replacingOccurrences(of: "&#45;", with: "-")
+            for name in names { XCTAssertTrue(svg.contains(">\(name)<"), "\(picture) does not show \(name)") }
+        }
+        let guide = try String(contentsOf: root.appendingPathComponent("Documentation/Observability.md"), encoding: .utf8)
+        XCTAssertTrue(guide.contains("](Images/steps-demo-graph.svg)"))
+        XCTAssertTrue(guide.contains("](Images/steps-demo-timeline.svg)"))
+    }
 }

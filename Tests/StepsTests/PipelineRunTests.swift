@@ -187,6 +187,24 @@ final class PipelineRunTests: StepsTestCase {
         XCTAssertTrue(result.output.contains("skipped: the output of probe does not match /^windows/"), result.output)
     }
 
+    func testAStepSkippedByItsConditionNeverWaitsForItsExclusiveCategories() throws {
+        // "holder" takes the category and keeps it until "release" exists; "skipped" shares the
+        // category, is checked only once "holder" holds it, and its condition does not hold;
+        // "releaser" needs "skipped". If skipping waited for the category, nothing would move.
+        try write(#"""
+            { "steps": [
+              { "name": "holder", "exclusive": ["db"], "run": "touch holding; while [ ! -e release ]; do sleep 0.05; done" },
+              { "name": "wait-for-holder", "run": "while [ ! -e holding ]; do sleep 0.05; done" },
+              { "name": "skipped", "needs": ["wait-for-holder"], "exclusive": ["db"], "when": { "exists": "missing" }, "run": "touch skipped-ran" },
+              { "name": "releaser", "needs": ["skipped"], "run": "touch release" }
+            ] }
+            """#)
+        let result = try run(["pipeline.json", "--jobs", "4"], timeout: 30)
+        XCTAssertEqual(result.status, 0, result.output + result.errors)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("skipped-ran").path))
+        XCTAssertTrue(result.output.contains("skipped: missing does not exist"), result.output)
+    }
+
     func testEnvironmentAndWorkingDirectoryAndArgv() throws {
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("sub"), withIntermediateDirectories: true)
         try write(#"""

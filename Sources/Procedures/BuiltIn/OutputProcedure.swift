@@ -14,7 +14,7 @@ public protocol OutputProcedure<Output>: Procedure {
 }
 
 /// A procedure that takes a value before it executes, typically from another procedure's
-/// output through ``InputProcedure/injectResult(from:)``.
+/// output through ``InputProcedure/injectResult(from:)-855kp``.
 public protocol InputProcedure<Input>: Procedure {
     /// What the procedure takes.
     associatedtype Input: Sendable

@@ -102,7 +102,7 @@ open class ResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unche
 }
 
 /// A procedure that turns an input into an output with a closure; pair it with
-/// ``InputProcedure/injectResult(from:)``.
+/// ``InputProcedure/injectResult(from:)-855kp``.
 ///
 /// ```swift
 /// let double = TransformProcedure { (x: Int) in x * 2 }

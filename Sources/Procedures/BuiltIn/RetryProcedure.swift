@@ -30,6 +30,12 @@ public struct RetryFailureInfo<T: Procedure>: Sendable {
 /// queue.addOperation(fetch)
 /// ```
 ///
+/// The handler receives the next attempt already made (so that it can reconfigure it): the
+/// `attempt` closure or the iterator is asked for it before the handler decides. When the
+/// handler gives up, that attempt is made but never run, so keep making an attempt free of
+/// side effects and start its work in `execute()` (ProcedureKit's `RetryProcedure` did the
+/// same).
+///
 /// Cancelling the retry cancels the running attempt, or, between attempts, the wait (which
 /// ends at once, not when it would have) and the attempt behind it; the retry then finishes
 /// promptly, carrying its cancel errors. Each attempt is a child of the group, and the waits

@@ -16,7 +16,7 @@ import ProceduresSupport
 /// input order: the first `width` when the batch executes, then one each time a child
 /// finishes its work (on that child's thread), so no more than `width` run at once.
 ///
-/// **Failures.** A child's errors are the batch's errors (the batch fails; ``output`` is nil
+/// **Failures.** A child's errors are the batch's errors (the batch fails; ``ResultProcedure/output`` is nil
 /// and ``partialOutput`` holds the outputs of the children that succeeded). With
 /// ``FailurePolicy/runRemaining`` (the default) the other elements still run, so every
 /// element's errors are reported; with ``FailurePolicy/cancelRemaining`` the first failure

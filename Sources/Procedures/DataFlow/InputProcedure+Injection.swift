@@ -5,7 +5,7 @@ extension InputProcedure {
     /// to `transform` applied to `source`'s output.
     ///
     /// A `source` that failed, was cancelled or produced no output cancels this procedure as
-    /// ``injectResult(from:)`` does; an error `transform` throws cancels it with that error.
+    /// ``InputProcedure/injectResult(from:)-855kp`` does; an error `transform` throws cancels it with that error.
     /// `transform` runs among this procedure's callbacks, never at the same time as another.
     ///
     /// ```swift
@@ -30,7 +30,7 @@ extension InputProcedure {
         }
     }
 
-    /// Like ``injectResult(from:)``, for a source whose output is optional: a `nil` output
+    /// Like ``InputProcedure/injectResult(from:)-855kp``, for a source whose output is optional: a `nil` output
     /// counts as no output, and cancels this procedure with
     /// ``ProcedureError/noOutput(name:)``.
     public func injectResult<Source: OutputProcedure>(from source: Source) where Source.Output == Input? {

@@ -119,7 +119,14 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
     /// - Parameters:
     ///   - executable: a path, or a bare name looked up in the `PATH` of `environment` (or of
     ///     this process).
+    ///   - arguments: the arguments, not including the program's name; passed as they are,
+    ///     with no shell in between.
     ///   - environment: the child's whole environment; nil passes this process's.
+    ///   - workingDirectory: the directory the program starts in; nil for this process's.
+    ///   - standardInput: where standard input comes from (an injected ``input`` replaces it).
+    ///   - standardOutput: what happens to standard output: captured (the default), discarded,
+    ///     inherited, or streamed as lines.
+    ///   - standardError: the same, for standard error.
     ///   - allowedExitCodes: exit codes that count as success; any other fails the procedure.
     ///   - terminationGracePeriod: seconds a cancelled program has between SIGTERM and SIGKILL
     ///     (zero, negative or NaN: SIGKILL at once).
@@ -152,7 +159,7 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
     }
 
     /// Runs `command` with `/bin/sh -c`: pipes, redirections and globs work, and so does
-    /// quoting trouble — prefer ``init(executable:arguments:environment:workingDirectory:standardInput:standardOutput:standardError:allowedExitCodes:terminationGracePeriod:)``
+    /// quoting trouble — prefer ``init(executable:arguments:environment:workingDirectory:standardInput:standardOutput:standardError:allowedExitCodes:terminationGracePeriod:clock:)``
     /// when the arguments come from outside.
     public convenience init(
         shellCommand command: String, environment: [String: String]? = nil, workingDirectory: URL? = nil,
