@@ -144,12 +144,17 @@ open class Condition: @unchecked Sendable {
         }
 
         func collect(_ condition: Condition) {
-            let (waited, made) = condition.lock.withLock { (condition.storedDependencies, condition.storedProduced) }
-            for procedure in made where seen.insert(ObjectIdentifier(procedure)).inserted {
+            // Most conditions have no dependencies: nothing is copied for them.
+            let lists = condition.lock.withLock { () -> (waited: [Procedure], made: [Procedure])? in
+                if condition.storedDependencies.isEmpty && condition.storedProduced.isEmpty { return nil }
+                return (condition.storedDependencies, condition.storedProduced)
+            }
+            guard let lists else { return }
+            for procedure in lists.made where seen.insert(ObjectIdentifier(procedure)).inserted {
                 dependencies.append(procedure)
                 produced.append(procedure)
             }
-            for procedure in waited where seen.insert(ObjectIdentifier(procedure)).inserted {
+            for procedure in lists.waited where seen.insert(ObjectIdentifier(procedure)).inserted {
                 dependencies.append(procedure)
             }
         }
