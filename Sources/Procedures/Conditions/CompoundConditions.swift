@@ -1,5 +1,14 @@
 import Foundation
 
+extension Array where Element == String {
+    /// Each category once, in order of first appearance.
+    func uniqued() -> [String] {
+        guard count > 1 else { return self }
+        var seen = Set<String>()
+        return filter { seen.insert($0).inserted }
+    }
+}
+
 extension Array where Element == Condition {
     /// Each condition once, in order of first appearance: a compound evaluates a part
     /// named twice only once.
@@ -132,7 +141,7 @@ public final class AllOfCondition: Condition, @unchecked Sendable {
     }
 
     /// Every condition's categories.
-    public override var mutuallyExclusiveCategories: [String] { conditions.flatMap(\.mutuallyExclusiveCategories) }
+    public override var mutuallyExclusiveCategories: [String] { conditions.flatMap(\.mutuallyExclusiveCategories).uniqued() }
 }
 
 /// Satisfied if any of `conditions` is. Evaluates them in order and stops at the first that
@@ -177,7 +186,7 @@ public final class AnyOfCondition: Condition, @unchecked Sendable {
     }
 
     /// Every condition's categories (it cannot know in advance which one will hold).
-    public override var mutuallyExclusiveCategories: [String] { conditions.flatMap(\.mutuallyExclusiveCategories) }
+    public override var mutuallyExclusiveCategories: [String] { conditions.flatMap(\.mutuallyExclusiveCategories).uniqued() }
 }
 
 /// Satisfied if both are: `AllOfCondition([lhs, rhs])`.

@@ -148,4 +148,11 @@ final class CompoundConditionTests: MisuseRecordingTestCase {
         XCTAssertFalse(anyOfNone.didExecute)
         XCTAssertEqual(conditionFailure(of: anyOfNone)?.error as? ConditionError, .noConditionSatisfied(names: []))
     }
+
+    func testCompoundConditionNamesEachCategoryOfItsPartsOnce() {
+        let same = AllOfCondition((0..<3).map { _ in MutuallyExclusive(category: "test") })
+        XCTAssertEqual(same.mutuallyExclusiveCategories, ["test"])
+        let different = AnyOfCondition((0..<3).map { MutuallyExclusive(category: "test\($0)") } + [TrueCondition()])
+        XCTAssertEqual(different.mutuallyExclusiveCategories, ["test0", "test1", "test2"])
+    }
 }
