@@ -70,6 +70,20 @@ final class InjectionAndBindingTests: MisuseRecordingTestCase {
         XCTAssertEqual(name, "Maybe")
     }
 
+    func testEveryInjectionReturnsTheProcedureSoItIsMadeAndWiredInOneExpression() {
+        let hello = ResultProcedure { "Hello" }
+        let maybe = ResultProcedure<String?> { "maybe" }
+        let world = TransformProcedure { (text: String) in "\(text) World" }.injectResult(from: hello)
+        let unwrapped = TransformProcedure { (text: String) in text.count }.injectResult(from: maybe)
+        let transformed = TransformProcedure { (count: Int) in count * 2 }.injectResult(from: hello) { $0.count }
+        XCTAssertTrue(world.dependencies.contains { $0 === hello })
+        XCTAssertTrue(unwrapped.dependencies.contains { $0 === maybe })
+        wait(for: hello, maybe, world, unwrapped, transformed)
+        XCTAssertEqual(world.output, "Hello World")
+        XCTAssertEqual(unwrapped.output, 5)
+        XCTAssertEqual(transformed.output, 10)
+    }
+
     func testBindToGivesAnotherProcedureTheSameInput() {
         let hello = ResultProcedure { "Hello" }
         let world = TransformProcedure { (text: String) in "\(text) World" }
