@@ -84,6 +84,30 @@ final class InjectionAndBindingTests: MisuseRecordingTestCase {
         XCTAssertEqual(transformed.output, 10)
     }
 
+    func testInjectCallsTheBlockWithTheFinishedDependencyBeforeExecuting() {
+        let source = TestProcedure(name: "source")
+        let target = TestProcedure(name: "target")
+        let seen = LockedBox<[String]>([])
+        target.inject(dependency: source) { target, source, errors in
+            seen.mutate { $0.append("\(source.isFinished) \(errors.count) \(target.didExecute)") }
+        }
+        XCTAssertTrue(target.dependencies.contains { $0 === source })
+        wait(for: source, target)
+        assertProcedureFinished(target)
+        XCTAssertEqual(seen.value, ["true 0 false"])
+    }
+
+    func testInjectPassesTheDependencysErrorsAndTheBlockMayCancel() {
+        let source = TestProcedure(name: "source", error: TestError("source"))
+        let target = TestProcedure(name: "target").inject(dependency: source) { target, _, errors in
+            target.cancel(withErrors: errors)
+        }
+        wait(for: source, target)
+        assertProcedureCancelled(target, withErrors: true)
+        XCTAssertEqual(target.errors.first as? TestError, TestError("source"))
+        XCTAssertFalse(target.didExecute)
+    }
+
     func testBindToGivesAnotherProcedureTheSameInput() {
         let hello = ResultProcedure { "Hello" }
         let world = TransformProcedure { (text: String) in "\(text) World" }
