@@ -96,6 +96,37 @@ final class RepeatDataFlowTests: MisuseRecordingTestCase {
         XCTAssertEqual(shout.output, "HELLO AGAIN")
     }
 
+    func testInjectedRetriesRacingCancelGiveEachAttemptItsOwnInput() {
+        // Sources finish, inputs are injected, attempts fail and are retried while cancels land
+        // at random moments: every retry finishes, and one that succeeded made every attempt
+        // with its own source's input and has the output of the last.
+        let count = stressIterations(2_000)
+        let queue = ProcedureQueue()
+        var random = StressRandom()
+        var pairs: [(name: ResultProcedure<String>, retry: RetryProcedure<TransformProcedure<String, String>>, inputs: LockedBox<[String]>)] = []
+        pairs.reserveCapacity(count)
+        for index in 0..<count {
+            let inputs = LockedBox<[String]>([])
+            let name = ResultProcedure { "n\(index)" }
+            let retry = RetryProcedure(maxAttempts: 3, attempt: greetings(failing: index % 3, inputs: inputs))
+            retry.injectResult(from: name)
+            pairs.append((name, retry, inputs))
+            queue.addOperations([name, retry], waitUntilFinished: false)
+            if Int.random(in: 0..<2, using: &random) == 0 {
+                let delay = Int.random(in: 0..<50, using: &random)
+                DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(delay)) { retry.cancel() }
+            }
+        }
+        wait(forAll: pairs.flatMap { [$0.name, $0.retry] as [Procedure] }, timeout: 120)
+        let uncancelled = pairs.filter { !$0.retry.isCancelled }.count
+        XCTAssertGreaterThanOrEqual(uncancelled, count / 3, "half the retries are never cancelled")
+        for (index, pair) in pairs.enumerated() where !pair.retry.isCancelled {
+            XCTAssertEqual(pair.retry.output, "Hello n\(index)", "seed \(random.seed)")
+            XCTAssertEqual(pair.inputs.value, Array(repeating: "n\(index)", count: index % 3 + 1), "seed \(random.seed)")
+        }
+        XCTAssertTrue(misuse.all.isEmpty, "\(misuse.all.prefix(3)) seed \(random.seed)")
+    }
+
     func testAFinishedRetryIsReleased() {
         // The iterator, the handler and the waits must not keep the retry (or its attempts)
         // alive once it has finished and its queue let go of it.
