@@ -12,7 +12,8 @@ import Procedures
 /// procedure's name and number as metadata (`procedure`, `procedure.id`), and its group and
 /// producer when it has them (`procedure.group`, `procedure.producer`); the library's own
 /// lifecycle and misuse messages have `procedure.event: library`. The logger's own level still
-/// applies after ``Procedures/ProcedureLog/minimumLevel``.
+/// applies after the procedure's (``Procedures/ProcedureLog/minimumLevel-swift.property``, by
+/// default the process-wide ``Procedures/ProcedureLog/minimumLevel-swift.type.property``).
 public struct SwiftLogSink: ProcedureLogSink {
     /// The logger messages go to.
     public let logger: Logger

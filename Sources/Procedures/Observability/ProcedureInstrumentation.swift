@@ -20,8 +20,9 @@ public protocol ProcedureInstrument: AnyObject, Sendable {
 
 /// Attaches and detaches ``ProcedureInstrument``s.
 ///
-/// While nothing is attached and logging is off (``ProcedureLog/minimumLevel`` is `.off`, the
-/// default), each hook in the library costs one relaxed atomic load and a branch.
+/// While nothing is attached and logging is off (``ProcedureLog/minimumLevel-swift.type.property``
+/// is nil, the default, and no procedure has a level of its own), each hook in the library
+/// costs one relaxed atomic load and a branch.
 public enum ProcedureInstrumentation {
     /// Observes every procedure in the process from now on.
     public static func attach(_ instrument: any ProcedureInstrument) {
@@ -48,10 +49,12 @@ public enum ProcedureInstrumentation {
     // MARK: - Hooks (called by the core; each starts with the one cheap check)
 
     /// 1 while an instrument is attached, 2 while logging is on at a level where lifecycle
-    /// events can show (`.warning` or below): a single load answers "does anybody listen?".
+    /// events can show (`.warning` or below), 4 while some procedure has a log level of its
+    /// own: a single load answers "does anybody listen?".
     static let activity = Atomic<UInt8>(0)
     static let instrumentsAttached: UInt8 = 1
     static let loggingOn: UInt8 = 2
+    static let ownLogLevels: UInt8 = 4
 
     @inline(__always)
     static var isActive: Bool { activity.load(ordering: .relaxed) != 0 }
@@ -74,18 +77,30 @@ public enum ProcedureInstrumentation {
     /// ``isActive``, never under a lock).
     static func record(_ kind: ProcedureLifecycleEvent.Kind, _ procedure: Procedure, queue: ProcedureQueue? = nil) {
         let flags = activity.load(ordering: .relaxed)
-        let logs = flags & loggingOn != 0 && (ProcedureLog.level(of: kind).map(ProcedureLog.isEnabled) ?? false)
+        // Whether the log wants this event: by the procedure's own level while some procedure
+        // has one (looked up), else by the process-wide level. `listens`: the procedure's
+        // level can show lifecycle events at all (its group and producer links are then kept).
+        var listens = false
+        var level: ProcedureLog.Level?
+        if flags & (loggingOn | ownLogLevels) != 0 {
+            let threshold =
+                flags & ownLogLevels != 0
+                ? ProcedureLogLevels.threshold(for: procedure) : ProcedureLogLevels.global.load(ordering: .relaxed)
+            listens = threshold <= ProcedureLog.loudestLifecycleLevel.rawValue
+            if listens, let wanted = ProcedureLog.level(of: kind), wanted.rawValue >= threshold { level = wanted }
+        }
+        let logs = level != nil
         // Logging at a quiet level with nothing attached: most events stop here, unbuilt;
         // only the group and producer links are kept, for the procedure's own messages.
         let instruments = flags & instrumentsAttached != 0 && Registry.shared.anyMayFollow(procedure, kind: kind, queue: queue)
         guard logs || instruments else {
-            if flags & loggingOn != 0 {
+            if listens {
                 procedure.recordInstrumentationLinks(kind: kind, group: (queue as? GroupQueue)?.group)
             }
             return
         }
         let event = makeEvent(kind, procedure, group: (queue as? GroupQueue)?.group, timestamp: now())
-        if logs { ProcedureLog.lifecycle(event) }
+        if logs, let level { ProcedureLog.lifecycle(event, at: level) }
         if instruments { Registry.shared.deliver(event, enqueuedOn: queue) }
     }
 

@@ -116,4 +116,7 @@ final class InstrumentationLinks {
     var producer: ProcedureIdentity.Reference?
     /// The procedure's type name, for procedures without a name.
     var typeName: String?
+    /// The raw value of the procedure's own log level (``ProcedureLogLevels/off`` for off),
+    /// nil if it follows the process-wide one.
+    var ownLogLevel: Int?
 }

@@ -3,7 +3,8 @@ import ProceduresSupport
 import Synchronization
 
 /// A procedure's log: messages tagged with the procedure's name, number and group, sent to
-/// one process-wide ``sink`` when their level reaches ``minimumLevel``.
+/// one process-wide ``sink`` when their level reaches the minimum level: the procedure's own,
+/// if it has one, else the process-wide ``minimumLevel-swift.type.property``.
 ///
 /// ```swift
 /// ProcedureLog.minimumLevel = .debug
@@ -15,11 +16,15 @@ import Synchronization
 /// }
 /// ```
 ///
-/// Logging is off by default (``minimumLevel`` is nil). While it is off a log call costs one
-/// atomic load and its message is never built. The library logs its own lifecycle events
-/// through the same channel: enqueued and ready at `.trace`, started, finished and produced at
-/// `.debug`, cancelled at `.info` (`.notice` with errors), finished with errors at `.warning`,
-/// and every ``ProcedureMisuse`` report at `.error`.
+/// Logging is off by default (``minimumLevel-swift.type.property`` is nil). While it is off a
+/// log call costs one atomic load and its message is never built. One procedure can be given
+/// a level of its own, which replaces the process-wide one for it
+/// (``minimumLevel-swift.property``): `suspect.log.minimumLevel = .trace`.
+///
+/// The library logs its own lifecycle events through the same channel: enqueued and ready at
+/// `.trace`, started, finished and produced at `.debug`, cancelled at `.info` (`.notice` with
+/// errors), finished with errors at `.warning`, and every ``ProcedureMisuse`` report at
+/// `.error`, each by the level of the procedure it is about.
 ///
 /// The sink is called on the thread of the event, with no library lock held: a sink that
 /// blocks delays only the procedure whose callback logged, and can never deadlock the library.
@@ -90,23 +95,19 @@ public struct ProcedureLog: Sendable {
 
     // MARK: - Configuration
 
-    /// Raw value of the minimum level, `offValue` while logging is off.
-    private static let level = Atomic<Int>(offValue)
-    private static let offValue = Int.max
     private static let storedSink = LockedValue<any ProcedureLogSink>(StandardErrorLogSink())
 
     /// Messages below this level are dropped before they are built; nil (the default) turns
-    /// logging off, the library's lifecycle messages included.
+    /// logging off, the library's lifecycle messages included. It applies to every procedure
+    /// that has no level of its own (see ``ProcedureLog/minimumLevel-swift.property``) and to
+    /// the library's messages about no procedure in particular.
     public static var minimumLevel: Level? {
         get {
-            let raw = level.load(ordering: .relaxed)
-            return raw == offValue ? nil : Level(rawValue: raw)
+            let raw = ProcedureLogLevels.global.load(ordering: .relaxed)
+            return raw == ProcedureLogLevels.off ? nil : Level(rawValue: raw)
         }
         set {
-            level.store(newValue?.rawValue ?? offValue, ordering: .relaxed)
-            // Lifecycle events log at .warning at most: above it the hooks stay off.
-            ProcedureInstrumentation.setFlag(
-                ProcedureInstrumentation.loggingOn, newValue.map { $0 <= Self.loudestLifecycleLevel } ?? false)
+            ProcedureLogLevels.setGlobal(newValue?.rawValue ?? ProcedureLogLevels.off)
         }
     }
 
@@ -116,19 +117,32 @@ public struct ProcedureLog: Sendable {
         set { storedSink.withLock { $0 = newValue } }
     }
 
-    /// True if a message of `level` would be written.
+    /// True if a message of `level` would be written by the process-wide
+    /// ``ProcedureLog/minimumLevel-swift.type.property`` (a procedure with a level of its own
+    /// answers for itself: ``ProcedureLog/isEnabled(_:)-swift.method``).
     @inline(__always)
     public static func isEnabled(_ level: Level) -> Bool {
-        level.rawValue >= Self.level.load(ordering: .relaxed)
+        level.rawValue >= ProcedureLogLevels.global.load(ordering: .relaxed)
     }
 
     // MARK: - Logging
 
-    /// Logs `message` at `level`; the message is built only if the level is enabled.
+    /// Logs `message` at `level`; the message is built only if the level is enabled for this
+    /// procedure (see ``ProcedureLog/minimumLevel-swift.property``).
     public func log(
         level: Level, _ message: @autoclosure () -> String, file: String = #fileID, line: UInt = #line
     ) {
-        guard Self.isEnabled(level) else { return }
+        // The gate alone decides while logging rejects the level and no procedure has one of
+        // its own: one load and a compare, then out.
+        guard level.rawValue >= ProcedureLogLevels.gate.load(ordering: .relaxed) else { return }
+        logPastTheGate(level, message, file: file, line: line)
+    }
+
+    /// The rest of a log call (out of line, so a rejected call spills nothing): the precise
+    /// level check, then the message.
+    @inline(never)
+    private func logPastTheGate(_ level: Level, _ message: () -> String, file: String, line: UInt) {
+        guard level.rawValue >= ProcedureLogLevels.threshold(for: procedure) else { return }
         Self.write(level, message(), about: procedure?.instrumentationIdentity, library: false, file: file, line: line)
     }
 
@@ -180,7 +194,9 @@ public struct ProcedureLog: Sendable {
 
     static let loudestLifecycleLevel = Level.warning
 
-    /// The level a lifecycle event is logged at; nil for events that are not logged.
+    /// The level a lifecycle event is logged at; nil for events that are not logged. (Inlined:
+    /// every lifecycle hook asks while logging is on.)
+    @inline(__always)
     static func level(of kind: ProcedureLifecycleEvent.Kind) -> Level? {
         switch kind {
         case .enqueued, .ready: .trace
@@ -191,9 +207,9 @@ public struct ProcedureLog: Sendable {
         }
     }
 
-    /// Logs a lifecycle event at its level (see the type's documentation).
-    static func lifecycle(_ event: ProcedureLifecycleEvent) {
-        guard let level = level(of: event.kind), isEnabled(level) else { return }
+    /// Logs a lifecycle event at `level`, its level, once the caller has found it enabled for
+    /// the event's procedure.
+    static func lifecycle(_ event: ProcedureLifecycleEvent, at level: Level) {
         let message: String
         switch event.kind {
         case .enqueued:
@@ -213,10 +229,11 @@ public struct ProcedureLog: Sendable {
         write(level, message, about: event.identity, library: true, file: #fileID, line: #line)
     }
 
-    /// Logs a misuse report at `.error`.
+    /// Logs a misuse report at `.error` (by the level of the procedure it names, if any).
     static func misuse(_ report: ProcedureMisuse, subject: AnyObject?) {
-        guard isEnabled(.error) else { return }
-        let identity = (subject as? Procedure)?.instrumentationIdentity
+        let procedure = subject as? Procedure
+        guard ProcedureLogLevels.admits(.error, about: procedure) else { return }
+        let identity = procedure?.instrumentationIdentity
         write(.error, report.description, about: identity, library: true, file: #fileID, line: #line)
     }
 }

@@ -60,6 +60,11 @@ open class Procedure: Operation, @unchecked Sendable {
         if ProcedureInstrumentation.isActive { ProcedureInstrumentation.procedureCreated(self) }
     }
 
+    deinit {
+        // A procedure with a log level of its own stops counting (its links box holds it).
+        if instrumentation.links != nil { forgetOwnLogLevel() }
+    }
+
     // MARK: - Subclass hooks
 
     /// Does the procedure's work. Override it and call ``finish()`` (now or later, from any

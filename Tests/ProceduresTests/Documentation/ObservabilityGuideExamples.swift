@@ -33,6 +33,37 @@ final class ObservabilityGuideTests: XCTestCase {
         XCTAssertTrue(ProcedureLog.sink is BufferedLogSink)
     }
 
+    func testOneProceduresLevel() {
+        let sink = CollectingLogSink()
+        ProcedureLog.sink = sink
+        XCTAssertNil(ProcedureLog.minimumLevel)
+        let suspect = Fetch(path: "b.json")
+        suspect.log.minimumLevel = .trace  // this one in full, even while logging is off
+        let chatty = Fetch(path: "c.json")
+        chatty.log.minimumLevel = nil  // this one not at all, even while logging is on
+        ProcedureLog.minimumLevel = .info
+        wait(for: suspect, chatty)
+        XCTAssertTrue(sink.entries(about: suspect).map(\.message).contains("details nobody reads unless debugging: xxx"))
+        XCTAssertEqual(sink.entries(about: suspect).last?.message, "finished")
+        XCTAssertTrue(sink.entries(about: chatty).isEmpty)
+        XCTAssertTrue(suspect.log.isEnabled(.debug))
+        suspect.log.resetMinimumLevel()
+        XCTAssertEqual(suspect.log.minimumLevel, .info)
+        chatty.log.resetMinimumLevel()
+
+        ProcedureLog.minimumLevel = nil
+        let before = sink.entries.count
+        let group = GroupProcedure(operations: [Fetch(path: "d.json"), Fetch(path: "e.json")])
+        for case let child as Procedure in group.children { child.log.minimumLevel = .debug }
+        wait(for: group)
+        // The children log at .debug while logging is off; the group logs nothing.
+        XCTAssertEqual(
+            Set(sink.entries.dropFirst(before).filter { $0.message.hasPrefix("reading") }.map(\.message)),
+            ["reading d.json", "reading e.json"])
+        XCTAssertTrue(sink.entries(about: group).isEmpty)
+        for case let child as Procedure in group.children { child.log.resetMinimumLevel() }
+    }
+
     func testProfilerSummaryTraceAndGraph() throws {
         let queue = ProcedureQueue()
         let profiler = ProcedureProfiler()
