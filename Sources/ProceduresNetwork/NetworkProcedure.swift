@@ -37,10 +37,9 @@ extension NetworkUploadProcedure: NetworkRequestProcedure {}
 /// `maximumRetryAfter`), measured on `clock`.
 ///
 /// It succeeds with the output of the attempt that succeeded, and otherwise fails with the
-/// errors of its last attempt. Cancelling it cancels the running request (or the wait).
-public final class NetworkProcedure<T: NetworkRequestProcedure>: RetryProcedure<T>, OutputProcedure,
-    @unchecked Sendable
-{
+/// errors of its last attempt (its `output` is ``Procedures/RepeatProcedure``'s: the
+/// successful attempt's). Cancelling it cancels the running request (or the wait).
+public final class NetworkProcedure<T: NetworkRequestProcedure>: RetryProcedure<T>, @unchecked Sendable {
     // @unchecked: no state of its own; everything is RetryProcedure's (see there).
 
     /// Decides, for a failed attempt, whether to try again.
@@ -78,12 +77,6 @@ public final class NetworkProcedure<T: NetworkRequestProcedure>: RetryProcedure<
                 return RepeatProcedurePayload(operation: request)
             })
         name = "NetworkProcedure<\(T.self)>"
-    }
-
-    /// The successful attempt's output; nil before, or if no attempt succeeded.
-    public var output: T.Output? {
-        guard isFinished, !isCancelled, !failed, let last = current, !last.failed, !last.isCancelled else { return nil }
-        return last.output
     }
 
     /// The default decision: retry connection failures, timeouts and the statuses 408, 429

@@ -12,9 +12,15 @@ import Foundation
 /// retry.addDependency(pause)
 /// queue.addOperations([pause, retry], waitUntilFinished: false)
 /// ```
-public final class DelayProcedure: Procedure, @unchecked Sendable {
+///
+/// It is an ``InputProcedure`` of ``Delay``, so the delay can also come from another
+/// procedure: `DelayProcedure().injectResult(from: backOff)`, or, from a number of seconds,
+/// `DelayProcedure().injectResult(from: seconds) { .by($0) }`. One given no delay at all
+/// fails with ``ProcedureError/missingInput(name:)``.
+public final class DelayProcedure: Procedure, InputProcedure, @unchecked Sendable {
     // @unchecked: `timer` is only touched from this procedure's callbacks (execute, did-cancel,
-    // did-finish), which never overlap; `clock` is immutable.
+    // did-finish), which never overlap; `input` is written before execute() (by init, directly,
+    // or by the injection's will-execute observer) and read by execute(); `clock` is immutable.
 
     /// How long to wait.
     public enum Delay: Sendable, Equatable {
@@ -26,8 +32,10 @@ public final class DelayProcedure: Procedure, @unchecked Sendable {
         case until(Date)
     }
 
-    /// The delay this procedure waits for.
-    public let delay: Delay
+    /// The delay this procedure waits for: the one it was made with, or given as its input.
+    public var delay: Delay? { input }
+    /// The delay, as an input: set it before the procedure executes, or inject it.
+    public var input: Delay?
     /// The clock the delay is measured on.
     public let clock: any ProcedureClock
     private var timer: (any Cancelable)?
@@ -43,9 +51,15 @@ public final class DelayProcedure: Procedure, @unchecked Sendable {
         self.init(.until(date), clock: clock)
     }
 
+    /// Waits for the delay given as its ``input`` (set, or injected) on `clock`.
+    public init(clock: any ProcedureClock = SystemClock.shared) {
+        self.clock = clock
+        super.init()
+    }
+
     /// Waits for `delay` on `clock`.
     public init(_ delay: Delay, clock: any ProcedureClock = SystemClock.shared) {
-        self.delay = delay
+        self.input = delay
         self.clock = clock
         super.init()
         switch delay {
@@ -61,17 +75,17 @@ public final class DelayProcedure: Procedure, @unchecked Sendable {
         }
     }
 
-    /// The seconds left to wait, measured now.
-    private var remaining: TimeInterval {
-        switch delay {
-        case .by(let interval): return interval
-        case .until(let date): return date.timeIntervalSinceNow
-        }
-    }
-
     /// Starts the timer, or finishes at once when there is nothing to wait for.
     public override func execute() {
-        let interval = remaining
+        guard let delay = input else {
+            finish(withError: ProcedureError.missingInput(name: displayName))
+            return
+        }
+        let interval: TimeInterval  // the seconds left to wait, measured now
+        switch delay {
+        case .by(let seconds): interval = seconds
+        case .until(let date): interval = date.timeIntervalSinceNow
+        }
         guard interval > 0 else {  // also false for NaN
             finishAutomatically()
             return

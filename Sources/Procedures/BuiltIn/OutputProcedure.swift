@@ -14,7 +14,7 @@ public protocol OutputProcedure<Output>: Procedure {
 }
 
 /// A procedure that takes a value before it executes, typically from another procedure's
-/// output through ``InputProcedure/injectResult(from:)-855kp``.
+/// output through ``InputProcedure/injectResult(from:)-2hhe5``.
 public protocol InputProcedure<Input>: Procedure {
     /// What the procedure takes.
     associatedtype Input: Sendable
@@ -31,15 +31,16 @@ extension InputProcedure {
     /// ``ProcedureError/dependencyCancelled(name:errors:)`` or
     /// ``ProcedureError/noOutput(name:)``, so it never executes with a
     /// missing input. `source` may already have finished. Call it before adding this
-    /// procedure to a queue, like any dependency.
+    /// procedure to a queue, like any dependency. It returns this procedure, so that a
+    /// procedure can be made and wired in one expression:
     ///
     /// ```swift
     /// let fetch = ResultProcedure { try loadConfiguration() }
-    /// let parse = TransformProcedure { (data: Data) in try Config(parsing: data) }
-    /// parse.injectResult(from: fetch)
+    /// let parse = TransformProcedure { (data: Data) in try Config(parsing: data) }.injectResult(from: fetch)
     /// queue.addOperations([fetch, parse], waitUntilFinished: false)
     /// ```
-    public func injectResult<Source: OutputProcedure>(from source: Source) where Source.Output == Input {
+    @discardableResult
+    public func injectResult<Source: OutputProcedure>(from source: Source) -> Self where Source.Output == Input {
         addDependency(source)
         addWillExecuteBlockObserver { procedure in
             // Runs among this procedure's callbacks, before execute(): the input is written
@@ -49,5 +50,6 @@ extension InputProcedure {
             case .failure(let error): procedure.cancel(withError: error)
             }
         }
+        return self
     }
 }

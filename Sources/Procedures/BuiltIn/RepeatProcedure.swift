@@ -64,6 +64,10 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
         var current: T?
         var previous: T?
         var configure: (@Sendable (T) -> Void)?
+        /// The input given to the repeat (when `T` is an ``InputProcedure``), and what hands
+        /// it to each new operation; see `RepeatProcedure+DataFlow.swift`.
+        var input: (any Sendable)?
+        var applyInput: (@Sendable (T) -> Void)?
     }
 
     /// Repeats the payloads of `iterator` (each may bring its own wait and configure block).
@@ -134,6 +138,17 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
         lock.withLock { progress.configure = block }
     }
 
+    /// Stores the repeat's input and the block that gives it to each new operation.
+    final func setInputForOperations(_ input: (any Sendable)?, apply: @escaping @Sendable (T) -> Void) {
+        lock.withLock {
+            progress.input = input
+            progress.applyInput = apply
+        }
+    }
+
+    /// The input stored by `setInputForOperations(_:apply:)`.
+    final var inputForOperations: (any Sendable)? { lock.withLock { progress.input } }
+
     // MARK: - Running
 
     /// Adds the first operation and starts it. Subclasses must call `super.execute()`.
@@ -187,7 +202,8 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
 
     private func add(_ payload: RepeatProcedurePayload<T>, wait seconds: TimeInterval) {
         let operation = payload.operation
-        let configure = lock.withLock { progress.configure }
+        let (applyInput, configure) = lock.withLock { (progress.applyInput, progress.configure) }
+        applyInput?(operation)
         configure?(operation)
         payload.configure?(operation)
         lock.withLock {

@@ -102,7 +102,7 @@ open class ResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unche
 }
 
 /// A procedure that turns an input into an output with a closure; pair it with
-/// ``InputProcedure/injectResult(from:)-855kp``.
+/// ``InputProcedure/injectResult(from:)-2hhe5``.
 ///
 /// ```swift
 /// let double = TransformProcedure { (x: Int) in x * 2 }

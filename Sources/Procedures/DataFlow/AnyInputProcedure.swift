@@ -4,7 +4,7 @@ import Foundation
 /// procedure as its only child and forwards its input to it.
 ///
 /// Prefer Swift's `any InputProcedure<Input>` for storing procedures of different classes
-/// and for calling ``InputProcedure/injectResult(from:)-855kp`` on them; use this wrapper where a
+/// and for calling ``InputProcedure/injectResult(from:)-2hhe5`` on them; use this wrapper where a
 /// concrete type that conforms is required (a generic class's type argument, say). See
 /// ``AnyOutputProcedure`` for the same choice on the output side. The wrapper costs one
 /// group.

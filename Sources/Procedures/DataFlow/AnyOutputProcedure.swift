@@ -5,7 +5,7 @@ import Foundation
 ///
 /// **Which to use.** Prefer Swift's own `any OutputProcedure<Output>`: it stores procedures of
 /// different classes in one array or property, and can be passed to
-/// ``InputProcedure/injectResult(from:)-855kp`` and to any generic function (Swift opens it). An
+/// ``InputProcedure/injectResult(from:)-2hhe5`` and to any generic function (Swift opens it). An
 /// existential does not conform to the protocol itself, though, so it cannot be the element
 /// of a collection you call `gathered()` on, nor the type argument of a
 /// generic class that requires an ``OutputProcedure``: wrap it in `AnyOutputProcedure` there.

@@ -5,8 +5,9 @@ extension InputProcedure {
     /// to `transform` applied to `source`'s output.
     ///
     /// A `source` that failed, was cancelled or produced no output cancels this procedure as
-    /// ``InputProcedure/injectResult(from:)-855kp`` does; an error `transform` throws cancels it with that error.
+    /// ``InputProcedure/injectResult(from:)-2hhe5`` does; an error `transform` throws cancels it with that error.
     /// `transform` runs among this procedure's callbacks, never at the same time as another.
+    /// It returns this procedure.
     ///
     /// ```swift
     /// let count = TransformProcedure { (text: String) in text.count }
@@ -15,10 +16,11 @@ extension InputProcedure {
     ///     return text
     /// }
     /// ```
+    @discardableResult
     public func injectResult<Source: OutputProcedure>(
         from source: Source,
         transform: @escaping @Sendable (Source.Output) throws -> Input
-    ) {
+    ) -> Self {
         addDependency(source)
         addWillExecuteBlockObserver { procedure in
             switch InputInjection.value(from: source) {
@@ -28,12 +30,14 @@ extension InputProcedure {
                 procedure.cancel(withError: error)
             }
         }
+        return self
     }
 
-    /// Like ``InputProcedure/injectResult(from:)-855kp``, for a source whose output is optional: a `nil` output
+    /// Like ``InputProcedure/injectResult(from:)-2hhe5``, for a source whose output is optional: a `nil` output
     /// counts as no output, and cancels this procedure with
-    /// ``ProcedureError/noOutput(name:)``.
-    public func injectResult<Source: OutputProcedure>(from source: Source) where Source.Output == Input? {
+    /// ``ProcedureError/noOutput(name:)``. It returns this procedure.
+    @discardableResult
+    public func injectResult<Source: OutputProcedure>(from source: Source) -> Self where Source.Output == Input? {
         addDependency(source)
         addWillExecuteBlockObserver { procedure in
             switch InputInjection.value(from: source) {
@@ -42,6 +46,7 @@ extension InputProcedure {
             case .failure(let error): procedure.cancel(withError: error)
             }
         }
+        return self
     }
 
     /// Gives `target` this procedure's input: just before `target` executes, its input is set

@@ -6,7 +6,7 @@ extension Collection where Element: OutputProcedure {
     ///
     /// It depends on every one of them. If any of them fails, is cancelled, or finishes
     /// without an output, the gathering procedure is cancelled with the error
-    /// ``InputProcedure/injectResult(from:)-855kp`` would give (for the first such procedure in
+    /// ``InputProcedure/injectResult(from:)-2hhe5`` would give (for the first such procedure in
     /// order). Add it to a queue along with the procedures it gathers.
     ///
     /// ```swift

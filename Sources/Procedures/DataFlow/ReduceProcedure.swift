@@ -9,7 +9,7 @@ import ProceduresSupport
 /// let words = ReduceProcedure(input: ["a", "b"], into: [String: Int]()) { $0[$1, default: 0] += 1 }
 /// ```
 ///
-/// The input is usually injected (``InputProcedure/injectResult(from:)-855kp``). A procedure with
+/// The input is usually injected (``InputProcedure/injectResult(from:)-2hhe5``). A procedure with
 /// no input fails with ``ProcedureError/missingInput(name:)``; an error the closure throws
 /// fails it. A cancel stops it before the next element (the closure is never called again
 /// once `cancel()` has returned), and it finishes as cancelled; its ``partialOutput`` is then

@@ -200,6 +200,41 @@ final class DelayProcedureTests: MisuseRecordingTestCase {
         XCTAssertEqual(misuse.kinds(about: delay), [])
     }
 
+    // MARK: - Injection
+
+    func testAnInjectedDelayIsWaitedForOnItsClock() {
+        let clock = ManualClock()
+        let backOff = ResultProcedure { DelayProcedure.Delay.by(5) }
+        let delay = DelayProcedure(clock: clock).injectResult(from: backOff)
+        ProcedureQueue().addOperations([backOff, delay], waitUntilFinished: false)
+        waitUntilScheduled(on: clock, count: 1)
+        XCTAssertEqual(clock.pendingDeadlines, [5])
+        XCTAssertFalse(delay.isFinished, "finished before its injected delay was over")
+        clock.advance(by: 5)
+        wait(for: delay)
+        assertProcedureFinished(delay)
+        XCTAssertEqual(delay.delay, .by(5))
+    }
+
+    func testSecondsInjectedThroughATransformBecomeTheDelay() {
+        let clock = ManualClock()
+        let seconds = ResultProcedure { 3.0 }
+        let delay = DelayProcedure(clock: clock).injectResult(from: seconds) { .by($0) }
+        ProcedureQueue().addOperations([seconds, delay], waitUntilFinished: false)
+        advance(clock, by: 3)
+        wait(for: delay)
+        assertProcedureFinished(delay)
+    }
+
+    func testADelayGivenNoDelayFailsWithMissingInput() {
+        let delay = DelayProcedure(clock: ManualClock())
+        wait(for: delay)
+        assertProcedureFinishedWithErrors(delay, count: 1)
+        guard case .missingInput? = delay.errors.first as? ProcedureError else {
+            return XCTFail("expected missingInput, got \(delay.errors)")
+        }
+    }
+
     // MARK: - Description
 
     func testNameSaysTheInterval() {

@@ -53,6 +53,20 @@ final class CompositionTests: MisuseRecordingTestCase {
         XCTAssertNil(composed.output)
     }
 
+    func testCancellingComposedBeforeItIsEnqueuedCancelsTheOperationAtOnce() {
+        let wrapped = TestProcedure()
+        let didCancel = expectation(description: "the wrapped procedure's did-cancel observer ran")
+        wrapped.addDidCancelBlockObserver { _, _ in didCancel.fulfill() }
+        let composed = ComposedProcedure(wrapped)
+        composed.cancel()
+        XCTAssertTrue(composed.isCancelled)
+        XCTAssertTrue(wrapped.isCancelled, "cancelled by the time cancel() returns, not when the group starts")
+        wait(for: composed)
+        wait(for: [didCancel], timeout: 10)
+        assertProcedureCancelled(composed)
+        XCTAssertFalse(wrapped.didExecute)
+    }
+
     func testCancellingComposedCancelsTheOperation() {
         let blocker = Blocker<Int>("wrapped")
         let composed = ComposedProcedure(blocker)

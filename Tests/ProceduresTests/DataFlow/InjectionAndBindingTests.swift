@@ -70,6 +70,44 @@ final class InjectionAndBindingTests: MisuseRecordingTestCase {
         XCTAssertEqual(name, "Maybe")
     }
 
+    func testEveryInjectionReturnsTheProcedureSoItIsMadeAndWiredInOneExpression() {
+        let hello = ResultProcedure { "Hello" }
+        let maybe = ResultProcedure<String?> { "maybe" }
+        let world = TransformProcedure { (text: String) in "\(text) World" }.injectResult(from: hello)
+        let unwrapped = TransformProcedure { (text: String) in text.count }.injectResult(from: maybe)
+        let transformed = TransformProcedure { (count: Int) in count * 2 }.injectResult(from: hello) { $0.count }
+        XCTAssertTrue(world.dependencies.contains { $0 === hello })
+        XCTAssertTrue(unwrapped.dependencies.contains { $0 === maybe })
+        wait(for: hello, maybe, world, unwrapped, transformed)
+        XCTAssertEqual(world.output, "Hello World")
+        XCTAssertEqual(unwrapped.output, 5)
+        XCTAssertEqual(transformed.output, 10)
+    }
+
+    func testInjectCallsTheBlockWithTheFinishedDependencyBeforeExecuting() {
+        let source = TestProcedure(name: "source")
+        let target = TestProcedure(name: "target")
+        let seen = LockedBox<[String]>([])
+        target.inject(dependency: source) { target, source, errors in
+            seen.mutate { $0.append("\(source.isFinished) \(errors.count) \(target.didExecute)") }
+        }
+        XCTAssertTrue(target.dependencies.contains { $0 === source })
+        wait(for: source, target)
+        assertProcedureFinished(target)
+        XCTAssertEqual(seen.value, ["true 0 false"])
+    }
+
+    func testInjectPassesTheDependencysErrorsAndTheBlockMayCancel() {
+        let source = TestProcedure(name: "source", error: TestError("source"))
+        let target = TestProcedure(name: "target").inject(dependency: source) { target, _, errors in
+            target.cancel(withErrors: errors)
+        }
+        wait(for: source, target)
+        assertProcedureCancelled(target, withErrors: true)
+        XCTAssertEqual(target.errors.first as? TestError, TestError("source"))
+        XCTAssertFalse(target.didExecute)
+    }
+
     func testBindToGivesAnotherProcedureTheSameInput() {
         let hello = ResultProcedure { "Hello" }
         let world = TransformProcedure { (text: String) in "\(text) World" }

@@ -9,6 +9,24 @@ final class JSONProcedureTests: MisuseRecordingTestCase {
         var created: Date
     }
 
+    func testAGroupRoundTripsItsInjectedInputThroughJSON() {
+        let note = Note(title: "hello", created: Date(timeIntervalSince1970: 1_000_000))
+        let source = ResultProcedure { note }
+        let roundTrip = JSONRoundTrip<Note>().injectResult(from: source)
+        wait(for: source, roundTrip)
+        assertProcedureFinished(roundTrip)
+        XCTAssertEqual(roundTrip.output, note)
+    }
+
+    func testAGroupRoundTripsAnArrayThroughJSON() {
+        let notes = (1...4).map { Note(title: "note \($0)", created: Date(timeIntervalSince1970: Double($0))) }
+        let source = ResultProcedure { notes }
+        let roundTrip = JSONRoundTrip<[Note]>().injectResult(from: source)
+        wait(for: source, roundTrip)
+        assertProcedureFinished(roundTrip)
+        XCTAssertEqual(roundTrip.output, notes)
+    }
+
     func testEncodesAndDecodesThroughInjection() {
         let note = Note(title: "hello", created: Date(timeIntervalSince1970: 1_000_000))
         let encode = EncodeJSONProcedure(input: note)
@@ -59,5 +77,23 @@ final class JSONProcedureTests: MisuseRecordingTestCase {
                 return XCTFail("expected missingInput, got \(procedure.errors)")
             }
         }
+    }
+}
+
+/// Encodes its input and decodes it again: its input goes to the encoder (`bind(to:)`), its
+/// output comes from the decoder (`bind(from:)`).
+private final class JSONRoundTrip<Value: Codable & Sendable>: ResultGroupProcedure<Value>, InputProcedure,
+    @unchecked Sendable
+{
+    // @unchecked: `input` is set before the group executes (by the injection) and read by a
+    // child's observer, which runs after that.
+    var input: Value?
+
+    init() {
+        let encode = EncodeJSONProcedure<Value>()
+        let decode = DecodeJSONProcedure<Value>().injectResult(from: encode)
+        super.init(operations: [encode, decode])
+        bind(to: encode)
+        bind(from: decode)
     }
 }

@@ -132,3 +132,83 @@ final class SequenceProcedureTests: MisuseRecordingTestCase {
         XCTAssertEqual(total.output, 15)
     }
 }
+
+/// `map`, `filter`, `flatMap`, `compactMap` and `reduce` on a procedure whose output is a
+/// sequence: ProcedureKit's shorthands.
+final class SequenceOutputShorthandTests: MisuseRecordingTestCase {
+    private func numbers(failing error: (any Error)? = nil) -> ResultProcedure<[Int]> {
+        ResultProcedure {
+            if let error { throw error }
+            return Array(0...9)
+        }
+    }
+
+    func testMapOfAnOutputMapsItsElementsAndDependsOnIt() {
+        let source = numbers()
+        let doubled = source.map { $0 * 2 }
+        XCTAssertTrue(doubled.dependencies.contains { $0 === source })
+        wait(for: source, doubled)
+        assertProcedureFinished(doubled)
+        XCTAssertEqual(doubled.output, [0, 2, 4, 6, 8, 10, 12, 14, 16, 18])
+    }
+
+    func testFilterOfAnOutputKeepsTheMatchingElements() {
+        let source = numbers()
+        let evens = source.filter { $0 % 2 == 0 }
+        wait(for: source, evens)
+        XCTAssertEqual(evens.output, [0, 2, 4, 6, 8])
+    }
+
+    func testCompactMapAndFlatMapOfAnOutput() {
+        let source = numbers()
+        let halves = source.compactMap { $0 % 2 == 0 ? $0 / 2 : nil }
+        let pairs = source.flatMap { [$0, $0] }
+        wait(for: source, halves, pairs)
+        XCTAssertEqual(halves.output, [0, 1, 2, 3, 4])
+        XCTAssertEqual(pairs.output?.count, 20)
+        XCTAssertEqual(pairs.output?.prefix(4), [0, 0, 1, 1])
+    }
+
+    func testReduceOfAnOutputCombinesItsElements() {
+        let source = numbers()
+        let total = source.reduce(0, +)
+        let counts = source.reduce(into: [Bool: Int]()) { $0[$1 % 2 == 0, default: 0] += 1 }
+        wait(for: source, total, counts)
+        XCTAssertEqual(total.output, 45)
+        XCTAssertEqual(counts.output, [true: 5, false: 5])
+    }
+
+    func testShorthandsChainAfterGathering() {
+        let hello = ResultProcedure { "Hello" }
+        let world = ResultProcedure { "World" }
+        let gathered = [world, hello].gathered()
+        let shouted = gathered.map { $0.uppercased() }
+        let sentence = gathered.reduce("") { $0.isEmpty ? $1 : "\($0) \($1)" }
+        wait(for: hello, world, gathered, shouted, sentence)
+        XCTAssertEqual(shouted.output, ["WORLD", "HELLO"])
+        XCTAssertEqual(sentence.output, "World Hello")
+    }
+
+    func testAFailedSourceCancelsTheShorthandWithItsError() {
+        let source = numbers(failing: TestError("no numbers"))
+        let doubled = source.map { $0 * 2 }
+        let total = source.reduce(0, +)
+        wait(for: source, doubled, total)
+        for procedure in [doubled, total] as [Procedure] {
+            assertProcedureCancelled(procedure, withErrors: true)
+            guard case .dependencyFailed(_, let errors)? = procedure.errors.first as? ProcedureError else {
+                XCTFail("expected dependencyFailed, got \(procedure.errors)")
+                continue
+            }
+            XCTAssertEqual(errors.first as? TestError, TestError("no numbers"))
+        }
+    }
+
+    func testAnErrorThrownByTheClosureFailsTheShorthand() {
+        let source = numbers()
+        let failing = source.filter { _ in throw TestError("filter") }
+        wait(for: source, failing)
+        assertProcedureFinishedWithErrors(failing, count: 1)
+        XCTAssertEqual(failing.errors.first as? TestError, TestError("filter"))
+    }
+}

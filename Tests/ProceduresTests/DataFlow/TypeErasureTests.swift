@@ -37,6 +37,17 @@ final class TypeErasureTests: MisuseRecordingTestCase {
         XCTAssertEqual(wrapped.input, "in")
     }
 
+    func testAWrapperWithoutAnInputLeavesTheWrappedProceduresOwn() {
+        // The wrapper stores no input of its own: the wrapped procedure's input (set before it
+        // was wrapped) is what runs, and what the wrapper reports.
+        let inner = TransformProcedure(input: "own") { (text: String) in text + "!" }
+        let wrapped = AnyProcedure(inner)
+        XCTAssertEqual(wrapped.input, "own")
+        wait(for: wrapped)
+        assertProcedureFinished(wrapped)
+        XCTAssertEqual(wrapped.output, "own!")
+    }
+
     func testAnyProcedureStoresDifferentClassesWithTheSameTypes() {
         let summaries: [AnyProcedure<[Int], Int>] = [
             AnyProcedure(ReduceProcedure(0) { $0 + $1 }),

@@ -154,6 +154,12 @@ final class DataFlowGuideTests: XCTestCase {
         queue.addOperations([words, long, lengths, total], waitUntilFinished: false)
         wait(for: total)
         XCTAssertEqual(total.output, 15)
+        let numbers = ResultProcedure { Array(1...10) }
+        let evens = numbers.filter { $0 % 2 == 0 }
+        let sum = evens.reduce(0, +)
+        queue.addOperations([numbers, evens, sum], waitUntilFinished: false)
+        wait(for: sum)
+        XCTAssertEqual(sum.output, 30)
         let sizes = ["a", "bb", "ccc"].map { text in ResultProcedure { text.count } }
         let all = sizes.gathered()
         queue.addOperations(sizes + [all], waitUntilFinished: false)
