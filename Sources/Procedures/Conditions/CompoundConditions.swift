@@ -125,19 +125,14 @@ public final class AllOfCondition: Condition, @unchecked Sendable {
 
     /// Evaluates the conditions in order.
     public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
-        evaluate(from: 0, for: procedure, completion: completion)
-    }
-
-    private func evaluate(from index: Int, for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
-        guard index < conditions.count else { return completion(.satisfied) }
-        let condition = conditions[index]
-        condition.evaluateIfRequirementsMet(for: procedure) { [self] result in
+        let conditions = self.conditions
+        PartEvaluation.run(conditions, state: (), for: procedure, decide: { index, result, _ in
             switch result {
-            case .satisfied: evaluate(from: index + 1, for: procedure, completion: completion)
-            case .failed(let error): completion(.failed(ConditionGate.conditionError(error, of: condition)))
-            case .ignored: completion(.ignored)
+            case .satisfied: return nil
+            case .failed(let error): return .failed(ConditionGate.conditionError(error, of: conditions[index]))
+            case .ignored: return .ignored
             }
-        }
+        }, whenDone: { _ in .satisfied }, completion: completion)
     }
 
     /// Every condition's categories.
@@ -165,24 +160,19 @@ public final class AnyOfCondition: Condition, @unchecked Sendable {
 
     /// Evaluates the conditions in order.
     public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
-        evaluate(from: 0, allIgnored: true, for: procedure, completion: completion)
-    }
-
-    private func evaluate(
-        from index: Int, allIgnored: Bool, for procedure: Procedure,
-        completion: @escaping @Sendable (ConditionResult) -> Void
-    ) {
-        guard index < conditions.count else {
-            if allIgnored && !conditions.isEmpty { return completion(.ignored) }
-            return completion(.failed(ConditionError.noConditionSatisfied(names: conditions.map(\.name))))
-        }
-        conditions[index].evaluateIfRequirementsMet(for: procedure) { [self] result in
+        let conditions = self.conditions
+        // The state: were all the answers so far `.ignored`?
+        PartEvaluation.run(conditions, state: true, for: procedure, decide: { _, result, allIgnored in
             switch result {
-            case .satisfied: completion(.satisfied)
-            case .failed: evaluate(from: index + 1, allIgnored: false, for: procedure, completion: completion)
-            case .ignored: evaluate(from: index + 1, allIgnored: allIgnored, for: procedure, completion: completion)
+            case .satisfied: return .satisfied
+            case .failed: allIgnored = false
+            case .ignored: break
             }
-        }
+            return nil
+        }, whenDone: { allIgnored in
+            if allIgnored && !conditions.isEmpty { return .ignored }
+            return .failed(ConditionError.noConditionSatisfied(names: conditions.map(\.name)))
+        }, completion: completion)
     }
 
     /// Every condition's categories (it cannot know in advance which one will hold).

@@ -155,4 +155,40 @@ final class CompoundConditionTests: MisuseRecordingTestCase {
         let different = AnyOfCondition((0..<3).map { MutuallyExclusive(category: "test\($0)") } + [TrueCondition()])
         XCTAssertEqual(different.mutuallyExclusiveCategories, ["test0", "test1", "test2"])
     }
+
+    /// A part that answers `result` from another thread, after its `evaluate` returned.
+    private func later(_ result: ConditionResult, named name: String) -> Condition {
+        let condition = BlockCondition { _, completion in
+            DispatchQueue.global().async { completion(result) }
+        }
+        condition.name = name
+        return condition
+    }
+
+    func testPartsAnsweringLaterOrAtOnceAreTakenInOrder() {
+        let log = LockedBox<[String]>([])
+        let allOf = run(with: AllOfCondition([
+            later(.satisfied, named: "a"), LoggingCondition("b", log: log), later(.satisfied, named: "c"),
+            LoggingCondition("d", log: log, result: .failed(TestError())), LoggingCondition("e", log: log),
+        ]))
+        XCTAssertEqual(log.value, ["b", "d"])
+        XCTAssertEqual(conditionFailure(of: allOf)?.name, "d")
+        let anyOf = run(with: AnyOfCondition([
+            later(.failed(TestError()), named: "a"), later(.ignored, named: "b"), LoggingCondition("c", log: log),
+        ]))
+        XCTAssertTrue(anyOf.didExecute)
+        let noneOf = run(with: AnyOfCondition([later(.ignored, named: "a"), later(.ignored, named: "b")]))
+        assertProcedureCancelled(noneOf)
+    }
+
+    func testPartAnsweringTwiceCountsOnce() {
+        let twice = BlockCondition { _, completion in
+            completion(.satisfied)
+            completion(.failed(TestError()))
+        }
+        let count = LockedBox(0)
+        let procedure = run(with: AllOfCondition([twice, counting(count, answer: true)]))
+        XCTAssertTrue(procedure.didExecute)
+        XCTAssertEqual(count.value, 1)
+    }
 }

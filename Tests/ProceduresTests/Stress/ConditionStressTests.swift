@@ -140,12 +140,14 @@ final class ConditionStressTests: XCTestCase {
         XCTAssertTrue(produced.allSatisfy(\.didExecute))
     }
 
-    func testLongChainsOfCompoundConditions() {
+    func testLongCompoundConditionsAnswerWithoutOverflowingTheStack() {
         // A flat AllOfCondition of thousands of parts answering at once must not grow the stack
         // with each part. `a && b && c …` nests one AllOfCondition per operator, and nested
         // conditions are walked recursively: a chain of a thousand (`reduce(_, &&)` over a
         // list) is fine, one of tens of thousands is not (use AllOfCondition(list) then).
-        let count = stressIterations(10_000)
+        // A hundred thousand flat parts overflowed a pool thread's stack when each answer
+        // recursed into the next part.
+        let count = stressIterations(100_000)
         var chained: Condition = TrueCondition()
         for _ in 0..<1_000 { chained = chained && TrueCondition() }
         let flat = AllOfCondition((0..<count).map { _ in TrueCondition() })
@@ -162,5 +164,36 @@ final class ConditionStressTests: XCTestCase {
         chained = TrueCondition()
         wait(forAll: procedures + [dependency], timeout: 120)
         for procedure in procedures { assertProcedureFinished(procedure) }
+    }
+
+    func testCompoundConditionsWithPartsAnsweringAtOnceOrFromOtherThreads() {
+        // Each part answers either before its evaluate returns or from another thread, racing
+        // the loop that evaluated it: every part is evaluated once, in order, whichever wins.
+        let count = stressIterations(300)
+        let parts = 20
+        let evaluations = StressCounters(count: count * parts)
+        let procedures = (0..<count).map { index -> TestProcedure in
+            let conditions = (0..<parts).map { part -> Condition in
+                BlockCondition { _, completion in
+                    evaluations.increment(index * parts + part)
+                    if (index + part) % 3 == 0 {
+                        completion(.satisfied)
+                    } else {
+                        DispatchQueue.global().async { completion(.satisfied) }
+                    }
+                }
+            }
+            let procedure = TestProcedure()
+            procedure.addCondition(index % 2 == 0 ? AllOfCondition(conditions) : AnyOfCondition([FalseCondition()] + conditions))
+            return procedure
+        }
+        wait(forAll: procedures, timeout: 120)
+        for procedure in procedures { assertProcedureFinished(procedure) }
+        let values = evaluations.values
+        for index in 0..<count {
+            // AnyOf stops at its first satisfied part (its second part); AllOf evaluates all.
+            let expected = index % 2 == 0 ? Array(repeating: 1, count: parts) : [1] + Array(repeating: 0, count: parts - 1)
+            XCTAssertEqual(Array(values[(index * parts)..<((index + 1) * parts)]), expected, "procedure \(index)")
+        }
     }
 }
