@@ -180,11 +180,16 @@ public final class AnyOfCondition: Condition, @unchecked Sendable {
 }
 
 /// Satisfied if both are: `AllOfCondition([lhs, rhs])`.
+///
+/// Each `&&` nests one compound in another, and checking, describing and freeing a compound
+/// go one level deeper per `&&`: for more than a few dozen conditions write
+/// `AllOfCondition([a, b, c, …])`, which is flat at any size.
 public func && (lhs: Condition, rhs: Condition) -> AllOfCondition {
     AllOfCondition([lhs, rhs])
 }
 
-/// Satisfied if either is: `AnyOfCondition([lhs, rhs])`.
+/// Satisfied if either is: `AnyOfCondition([lhs, rhs])`. For many conditions, write
+/// `AnyOfCondition([a, b, c, …])` (see `&&`).
 public func || (lhs: Condition, rhs: Condition) -> AnyOfCondition {
     AnyOfCondition([lhs, rhs])
 }
