@@ -270,14 +270,17 @@ final class ChildProcess: @unchecked Sendable {
 
     // MARK: - Stopping
 
-    /// Sends SIGTERM to the child's process group, then SIGKILL once `gracePeriod` has passed
-    /// on `clock` if it is still running. Safe to call at any time, from any thread, more than
+    /// Sends SIGTERM (and SIGCONT, for a stopped child) to the child's process group, then
+    /// SIGKILL once `gracePeriod` has passed on `clock` if it is still running. Safe to call at any time, from any thread, more than
     /// once.
     func terminate(gracePeriod: TimeInterval, clock: any ProcedureClock) {
         queue.async { [self] in
             guard status == nil, !terminationRequested else { return }
             terminationRequested = true
             signalGroup(SIGTERM)
+            // A stopped program (SIGSTOP, Ctrl-Z, a debugger)
+            // keeps SIGTERM pending until it runs again: continue it so that it can act on it.
+            signalGroup(SIGCONT)
             guard gracePeriod > 0 else {  // also false for NaN
                 signalGroup(SIGKILL)
                 return

@@ -106,6 +106,23 @@ final class ProcessCancellationTests: XCTestCase {
         XCTAssertFalse(processExists(pid))
     }
 
+    func testCancellingAStoppedProgramEndsItWithoutWaitingForTheGracePeriod() throws {
+        // A stopped program (SIGSTOP, Ctrl-Z, a debugger) keeps SIGTERM pending until it is
+        // continued. The grace period is on a clock nobody advances: only SIGTERM can end it.
+        let clock = ManualClock()
+        let procedure = ProcessProcedure(
+            shellCommand: "echo ready; exec sleep 1000", standardOutput: .lines, terminationGracePeriod: 60,
+            clock: clock)
+        _ = firstLine(of: procedure, on: queue)
+        let pid = try XCTUnwrap(procedure.processIdentifier)
+        kill(pid, SIGSTOP)
+        waitUntil(pid, isStopped: true)
+        procedure.cancel()
+        wait(for: procedure, on: queue)
+        assertProcedureCancelled(procedure)
+        XCTAssertFalse(processExists(pid))
+    }
+
     func testTheProcedureFinishesOnlyOnceTheChildHasExited() throws {
         // The program takes its time to exit after SIGTERM; the procedure must wait for it.
         let (procedure, _) = started("trap 'sleep 0.3; exit 0' TERM; echo ready; while :; do sleep 0.05; done")

@@ -52,3 +52,32 @@ extension XCTestCase {
         XCTAssertEqual(result, .completed, "pid \(pid) is still alive \(timeout) s later", file: file, line: line)
     }
 }
+
+/// The state letter of `pid` in `/proc/PID/stat` ("R" running, "S" sleeping, "T" stopped, "Z"
+/// zombie…), or nil if it is gone.
+func processState(_ pid: Int32) -> Character? {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = status.lastIndex(of: ")")
+    else { return nil }
+    return status[status.index(close, offsetBy: 2)]
+}
+
+extension XCTestCase {
+    /// Waits, watching on a timer, until `pid` is (or, with `isStopped: false`, is no longer)
+    /// stopped by a signal: the kernel acts on SIGSTOP and SIGCONT a moment after they are sent.
+    func waitUntil(_ pid: Int32, isStopped: Bool, timeout: TimeInterval = 10, file: StaticString = #filePath, line: UInt = #line) {
+        let reached = expectation(description: "pid \(pid) \(isStopped ? "stopped" : "running")")
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.setEventHandler {
+            if (processState(pid) == "T") == isStopped {
+                timer.cancel()
+                reached.fulfill()
+            }
+        }
+        timer.schedule(deadline: .now(), repeating: .milliseconds(5))
+        timer.resume()
+        let result = XCTWaiter().wait(for: [reached], timeout: timeout)
+        timer.cancel()
+        XCTAssertEqual(result, .completed, "pid \(pid) state \(processState(pid).map(String.init) ?? "gone")", file: file, line: line)
+    }
+}
