@@ -271,15 +271,15 @@ final class ChildProcess: @unchecked Sendable {
     // MARK: - Stopping
 
     /// Sends SIGTERM (and SIGCONT, for a stopped child) to the child's process group, then
-    /// SIGKILL once `gracePeriod` has passed on `clock` if it is still running. Safe to call at any time, from any thread, more than
-    /// once.
+    /// SIGKILL once `gracePeriod` has passed on `clock` if it is still running. Safe to call at
+    /// any time, from any thread, more than once.
     func terminate(gracePeriod: TimeInterval, clock: any ProcedureClock) {
         queue.async { [self] in
             guard status == nil, !terminationRequested else { return }
             terminationRequested = true
             signalGroup(SIGTERM)
-            // A stopped program (SIGSTOP, Ctrl-Z, a debugger)
-            // keeps SIGTERM pending until it runs again: continue it so that it can act on it.
+            // A stopped program (SIGSTOP, Ctrl-Z, a debugger, `ProcessProcedure.suspend`) keeps
+            // SIGTERM pending until it runs again: continue it so that it can act on it.
             signalGroup(SIGCONT)
             guard gracePeriod > 0 else {  // also false for NaN
                 signalGroup(SIGKILL)
@@ -290,6 +290,17 @@ final class ChildProcess: @unchecked Sendable {
                     if status == nil { signalGroup(SIGKILL) }
                 }
             }
+        }
+    }
+
+    /// Sends SIGSTOP (`stop`) or SIGCONT to the child's process group, unless it has exited
+    /// (or, to stop it, was asked to terminate: a cancelled program must not be frozen).
+    /// `completion` runs on the child's queue with whether the signal was sent.
+    func pause(_ stop: Bool, completion: @escaping @Sendable (Bool) -> Void) {
+        queue.async { [self] in
+            let sent = status == nil && !(stop && terminationRequested)
+            if sent { signalGroup(stop ? SIGSTOP : SIGCONT) }
+            completion(sent)
         }
     }
 

@@ -30,7 +30,8 @@ import ProceduresSupport
 ///   the procedure did not send, fails the procedure with
 ///   ``ProcessProcedureError/failed(executable:result:)``, which carries the status and the
 ///   tail of standard error.
-/// - **Cancellation.** Cancelling sends SIGTERM to the program's process group, then SIGKILL
+/// - **Cancellation.** Cancelling sends SIGTERM to the program's process group (with SIGCONT,
+///   so that a stopped program can act on it), then SIGKILL
 ///   after `terminationGracePeriod` seconds (on `clock`) if it is still running. The procedure
 ///   finishes (cancelled) only once the program has exited and been reaped: no zombie, and
 ///   nothing it started in its process group survives it (see below).
@@ -40,6 +41,8 @@ import ProceduresSupport
 ///   child leads its own process group, so a terminal's Ctrl-C reaches only the parent, which
 ///   cancels; when the program exits, any process it left in its group is killed. A program
 ///   that must outlive its procedure has to leave the group itself (`setsid`).
+/// - **Suspending.** ``suspend(completion:)`` stops the program and its group (SIGSTOP) and
+///   ``resume(completion:)`` continues it; cancelling a stopped program continues it too.
 /// - **No blocked threads.** The exit is watched with a `pidfd` (Linux) or a process source
 ///   (Darwin), and the output with read sources, all on one serial queue per child.
 ///
@@ -211,6 +214,31 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
     public override func procedureDidCancel(withErrors errors: [any Error]) {
         super.procedureDidCancel(withErrors: errors)
         childLock.withLock { child }?.terminate(gracePeriod: terminationGracePeriod, clock: clock)
+    }
+
+    /// Pauses the running program: SIGSTOP to its process group, so it and what it started
+    /// stop where they are. The procedure keeps executing (a timeout still runs); cancelling it
+    /// continues the program so that it can act on SIGTERM. ProcedureKit's `suspend(completion:)`.
+    ///
+    /// - Parameter completion: called once, on another thread, with true if the program was
+    ///   stopped; false if it has not started, has exited, or the procedure was cancelled.
+    public func suspend(completion: @escaping @Sendable (Bool) -> Void = { _ in }) {
+        guard !isCancelled, let child = childLock.withLock({ child }) else {
+            return DispatchQueue.global().async { completion(false) }
+        }
+        child.pause(true, completion: completion)
+    }
+
+    /// Continues a program stopped by ``suspend(completion:)`` (or by anyone's SIGSTOP): SIGCONT
+    /// to its process group. ProcedureKit's `resume(completion:)`.
+    ///
+    /// - Parameter completion: called once, on another thread, with true if the signal was
+    ///   sent; false if the program has not started or has exited.
+    public func resume(completion: @escaping @Sendable (Bool) -> Void = { _ in }) {
+        guard let child = childLock.withLock({ child }) else {
+            return DispatchQueue.global().async { completion(false) }
+        }
+        child.pause(false, completion: completion)
     }
 
     /// Ends the line streams whatever happened (a procedure cancelled before it started never

@@ -163,6 +163,18 @@ final class ProcessProcedureTests: XCTestCase {
         XCTAssertTrue(error.description.contains("dying"), error.description)
     }
 
+    func testAProgramTerminatedByAnotherProcessFailsWithItsSignal() throws {
+        // Only a cancel makes SIGTERM a cancellation; from anyone else it is a failure.
+        let procedure = ProcessProcedure(shellCommand: "echo ready; exec sleep 1000", standardOutput: .lines)
+        let queue = ProcedureQueue()
+        _ = firstLine(of: procedure, on: queue)
+        let pid = try XCTUnwrap(procedure.processIdentifier)
+        kill(pid, SIGTERM)
+        wait(for: procedure, on: queue)
+        assertProcedureFinishedWithErrors(procedure, count: 1)
+        XCTAssertEqual(processError(procedure)?.result?.status, .signaled(SIGTERM))
+    }
+
     func testMissingExecutablePathFailsClearly() {
         let procedure = ProcessProcedure(executable: "/no/such/program")
         run(procedure)
