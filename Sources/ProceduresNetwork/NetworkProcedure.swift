@@ -52,13 +52,17 @@ public final class NetworkProcedure<T: NetworkRequestProcedure>: RetryProcedure<
     ///   - wait: the back-off between attempts.
     ///   - clock: what the waits are measured on (a `ManualClock` in tests).
     ///   - acceptableStatusCodes: the statuses an attempt succeeds with.
+    ///   - requestTimeout: if set, each attempt is cancelled (with
+    ///     ``Procedures/ProcedureError/timedOut(after:)``) when it has run this many seconds on
+    ///     `clock`, and retried like any timeout; nil (the default) leaves it to the request's
+    ///     own `timeoutInterval`. ProcedureKit's `NetworkResilience.requestTimeout`.
     ///   - maximumRetryAfter: the longest `Retry-After` honoured, in seconds.
     ///   - shouldRetry: whether to try again after a failed attempt.
     ///   - attempt: makes each attempt; it must return a new procedure every time.
     public init(
         maxAttempts: Int = 3, wait: WaitStrategy = .exponential(initial: 1, maximum: 30, jitter: .full),
         clock: any ProcedureClock = SystemClock.shared, acceptableStatusCodes: Set<Int> = Set(200..<300),
-        maximumRetryAfter: TimeInterval = 300, shouldRetry: @escaping RetryDecision = NetworkProcedure.retriesTransientFailures,
+        requestTimeout: TimeInterval? = nil, maximumRetryAfter: TimeInterval = 300, shouldRetry: @escaping RetryDecision = NetworkProcedure.retriesTransientFailures,
         attempt: @escaping () -> T
     ) {
         super.init(
@@ -74,6 +78,7 @@ public final class NetworkProcedure<T: NetworkRequestProcedure>: RetryProcedure<
             next: {
                 let request = attempt()
                 request.acceptableStatusCodes = acceptableStatusCodes
+                if let requestTimeout { request.timeout(after: requestTimeout, clock: clock) }
                 return RepeatProcedurePayload(operation: request)
             })
         name = "NetworkProcedure<\(T.self)>"

@@ -154,4 +154,42 @@ final class NetworkProcedureTests: NetworkTestCase {
         assertProcedureFinished(fetch)
         XCTAssertEqual(fetch.output?.payload, Data("ok after 2".utf8))
     }
+
+    func testRequestTimeoutStopsAHangingAttemptOnTheClockAndRetriesIt() {
+        // ProcedureKit's per-attempt `requestTimeout`: the first attempt gets no answer and is
+        // cancelled when the clock reaches 5 s; the second succeeds.
+        let clock = ManualClock()
+        let session = session!
+        let request = request("/flaky/g/2?hang", timeout: 60)
+        let fetch = NetworkProcedure(maxAttempts: 2, wait: .immediate, clock: clock, requestTimeout: 5) {
+            NetworkDataProcedure(session: session, request: request)
+        }
+        ProcedureQueue().addOperation(fetch)
+        waitUntil("the server has the first request") { [server] in server!.requestCount("/flaky/g/2") == 1 }
+        advance(clock, by: 5)
+        wait(for: fetch, timeout: 20)
+        assertProcedureFinished(fetch)
+        XCTAssertEqual(fetch.count, 2)
+        XCTAssertEqual(fetch.output?.payload, Data("ok after 2".utf8))
+    }
+
+    func testThePayloadIsInjectedWithoutItsResponse() {
+        let fetch = fetching("/bytes/4")
+        let size = TransformProcedure { (body: Data) in body.count }.injectPayload(fromNetwork: fetch)
+        wait(for: fetch, size)
+        assertProcedureFinished(size)
+        XCTAssertEqual(size.output, 4)
+    }
+
+    func testAFailedRequestCancelsThePayloadsReceiverWithItsErrors() {
+        let fetch = fetching("/status/404")
+        let size = TransformProcedure { (body: Data) in body.count }.injectPayload(fromNetwork: fetch)
+        wait(for: fetch, size)
+        assertProcedureCancelled(size, withErrors: true)
+        XCTAssertEqual(size.errors.count, 1)
+        guard case .dependencyFailed(_, let errors)? = size.errors.first as? ProcedureError,
+            case .unacceptableStatus(404, _, _, _)? = errors.first as? NetworkError
+        else { return XCTFail("\(size.errors)") }
+        XCTAssertNil(size.output)
+    }
 }
