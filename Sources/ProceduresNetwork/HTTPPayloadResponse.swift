@@ -34,3 +34,10 @@ public struct HTTPPayloadRequest<Payload: Sendable>: Sendable {
         self.request = request
     }
 }
+
+/// Two responses are equal when their payloads are and their `HTTPURLResponse`s are equal
+/// (`isEqual`, which for two distinct response objects means identical).
+extension HTTPPayloadResponse: Equatable where Payload: Equatable {}
+
+/// Two requests are equal when their payloads and their `URLRequest`s are.
+extension HTTPPayloadRequest: Equatable where Payload: Equatable {}

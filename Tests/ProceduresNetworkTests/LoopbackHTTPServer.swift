@@ -14,7 +14,7 @@ import Darwin
 /// - `GET /lines/N` — 200 with N lines of text.
 /// - `GET /status/CODE?retry-after=S` — that status, with `Retry-After: S` if asked.
 /// - `GET /delay/MS` — 200 after MS milliseconds (gives up early if the client goes away).
-/// - `GET /hang` — never answers (until the client goes away or the server stops).
+/// - `GET /hang`, `POST /hang` — never answers (until the client goes away or the server stops).
 /// - `GET /drop` — closes the connection without answering.
 /// - `GET /flaky/KEY/N?status=CODE&retry-after=S` — CODE (503) for the first N-1 requests
 ///   with this KEY, then 200; with `hang`, the first N-1 get no answer at all.
@@ -113,7 +113,7 @@ final class LoopbackHTTPServer: @unchecked Sendable {
         case ("GET", "delay"):
             let milliseconds = Int(parts.last ?? "") ?? 0
             if waitWhileClientStays(fd, milliseconds: milliseconds) { respond(fd, status: 200, body: Data("slow".utf8)) }
-        case ("GET", "hang"):
+        case ("GET", "hang"), ("POST", "hang"):
             _ = waitWhileClientStays(fd, milliseconds: Int.max)
         case ("GET", "drop"):
             return
