@@ -163,6 +163,19 @@ final class ProcessProcedureTests: XCTestCase {
         XCTAssertTrue(error.description.contains("dying"), error.description)
     }
 
+    func testDidExecuteObserversSeeTheRunningProgramsProcessIdentifier() throws {
+        // ProcedureKit's `processDidLaunch` closure: here a did-execute observer, which runs
+        // once execute() has started the program.
+        let procedure = ProcessProcedure(shellCommand: "echo $$")
+        let seen = LockedBox<Int32?>(nil)
+        procedure.addDidExecuteBlockObserver { procedure in seen.mutate { $0 = procedure.processIdentifier } }
+        run(procedure)
+        assertProcedureFinished(procedure)
+        let pid = try XCTUnwrap(seen.value)
+        XCTAssertEqual(procedure.output?.standardOutputString, "\(pid)\n")
+        XCTAssertEqual(procedure.processIdentifier, pid, "still known once it finished")
+    }
+
     func testAProgramTerminatedByAnotherProcessFailsWithItsSignal() throws {
         // Only a cancel makes SIGTERM a cancellation; from anyone else it is a failure.
         let procedure = ProcessProcedure(shellCommand: "echo ready; exec sleep 1000", standardOutput: .lines)
