@@ -11,6 +11,13 @@ public protocol NetworkRequestProcedure: OutputProcedure {
     var acceptableStatusCodes: Set<Int>? { get set }
 }
 
+extension NetworkRequestProcedure {
+    /// Why the request failed: the first ``NetworkError`` among the procedure's errors; nil if
+    /// it succeeded, or failed for another reason (no request: a `ProcedureError`).
+    /// ProcedureKit's `networkError`, which was the first error of any type.
+    public var networkError: NetworkError? { errors.lazy.compactMap { $0 as? NetworkError }.first }
+}
+
 extension NetworkDataProcedure: NetworkRequestProcedure {}
 extension NetworkDownloadProcedure: NetworkRequestProcedure {}
 extension NetworkUploadProcedure: NetworkRequestProcedure {}
@@ -93,6 +100,10 @@ public final class NetworkProcedure<T: NetworkRequestProcedure>: RetryProcedure<
             return false
         }
     }
+
+    /// Why the last attempt failed: the first ``NetworkError`` among this procedure's errors
+    /// (its last attempt's), as ``NetworkRequestProcedure/networkError`` for one request.
+    public var networkError: NetworkError? { errors.lazy.compactMap { $0 as? NetworkError }.first }
 
     private static func retryAfter(in errors: [any Error]) -> TimeInterval? {
         errors.lazy.compactMap { ($0 as? NetworkError)?.retryAfter }.first

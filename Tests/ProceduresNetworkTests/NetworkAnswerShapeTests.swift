@@ -67,6 +67,24 @@ final class NetworkAnswerShapeTests: NetworkTestCase {
         waitUntil("the server saw the client leave") { [server] in server!.abandonedCount == 1 }
     }
 
+    func testNetworkErrorSaysWhyTheRequestFailed() {
+        let refused = server.url("/bytes/1")
+        let missing = NetworkDataProcedure(session: session)
+        let session = session!
+        let notFound = request("/status/404")
+        let rejected = NetworkProcedure(maxAttempts: 1) { NetworkDataProcedure(session: session, request: notFound) }
+        let fine = NetworkDataProcedure(session: session, request: request("/bytes/1"))
+        wait(for: missing, rejected, fine)
+        server.stop()
+        let failed = NetworkDownloadProcedure(session: session, request: URLRequest(url: refused))
+        wait(for: failed)
+        guard case .transport? = failed.networkError else { return XCTFail("\(failed.errors)") }
+        guard case .unacceptableStatus(404, _, _, _)? = rejected.networkError else { return XCTFail("\(rejected.errors)") }
+        XCTAssertNil(missing.networkError, "no request is a ProcedureError, not a network one")
+        XCTAssertFalse(missing.errors.isEmpty)
+        XCTAssertNil(fine.networkError)
+    }
+
     func testResponsesAndRequestsCompareByValue() throws {
         let fetch = NetworkDataProcedure(session: session, request: request("/bytes/2"))
         wait(for: fetch)
