@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Procedures
 import ProceduresNetwork
+import ProceduresTestSupport
 import ProceduresTesting
 import XCTest
 
@@ -83,6 +84,39 @@ final class NetworkAnswerShapeTests: NetworkTestCase {
         XCTAssertNil(missing.networkError, "no request is a ProcedureError, not a network one")
         XCTAssertFalse(missing.errors.isEmpty)
         XCTAssertNil(fine.networkError)
+    }
+
+    func testCancelsRacingTheAnswersFinishEachRequestOnceWithoutErrors() {
+        // The cancel lands as the request starts, while it is in flight, or as the answer
+        // arrives: whichever wins, the procedure finishes once, and succeeds only with its body.
+        //
+        // The session has no URLCache: on Linux, FoundationNetworking crashes ("Trying to access
+        // a behaviour for a task that in not in the registry") when a data task is cancelled
+        // while its session looks it up in the cache, just after it starts; the guide says so.
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        let session = URLSession(configuration: configuration)
+        defer { session.finishTasksAndInvalidate() }
+        let count = stressIterations(300)
+        let queue = ProcedureQueue()
+        queue.maxConcurrentOperationCount = 8
+        let finishes = LockedBox<[Int]>(Array(repeating: 0, count: count))
+        let fetches = (0..<count).map { index in
+            let fetch = NetworkDataProcedure(session: session, request: request("/bytes/\(index % 7)"))
+            fetch.addDidFinishBlockObserver { _, _ in finishes.mutate { $0[index] += 1 } }
+            // Spread over the request's life, from its start to after a loopback answer.
+            fetch.addDidExecuteBlockObserver { fetch in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds((index * 37) % 3000)) { fetch.cancel() }
+            }
+            return fetch
+        }
+        queue.addOperations(fetches, waitUntilFinished: false)
+        wait(forAll: fetches, on: queue, timeout: 120)
+        for (index, fetch) in fetches.enumerated() {
+            XCTAssertTrue(fetch.errors.isEmpty, "\(fetch.errors)")
+            if !fetch.isCancelled { XCTAssertEqual(fetch.output?.payload.count, index % 7) }
+        }
+        XCTAssertEqual(Set(finishes.value), [1])
     }
 
     func testResponsesAndRequestsCompareByValue() throws {

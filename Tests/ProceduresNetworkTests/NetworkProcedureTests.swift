@@ -171,6 +171,8 @@ final class NetworkProcedureTests: NetworkTestCase {
         assertProcedureFinished(fetch)
         XCTAssertEqual(fetch.count, 2)
         XCTAssertEqual(fetch.output?.payload, Data("ok after 2".utf8))
+        // The timed-out attempt's connection was closed, not left hanging.
+        waitUntil("the server saw the first client leave") { [server] in server!.abandonedCount == 1 }
     }
 
     func testThePayloadIsInjectedWithoutItsResponse() {
