@@ -228,6 +228,60 @@ final class ProcedureProfilerTests: XCTestCase {
     }
 }
 
+extension ProcedureProfilerTests {
+    /// ProcedureKit's profiler handed its result over when the procedure finished; here the
+    /// profile of a procedure the profiler was attached to is complete once `wait(for:)`
+    /// returns, whether it finished, was cancelled by a will-execute observer, or produced.
+    func testAProcedureProfiledOnItsOwnIsCompleteWhenWaitReturns() {
+        let product = TestProcedure(name: "product")
+        let finishing = TestProcedure(name: "finishing", produced: product)
+        let stopped = TestProcedure(name: "stopped")
+        stopped.addWillExecuteBlockObserver { $0.cancel() }
+        let profiler = ProcedureProfiler()
+        profiler.attach(to: finishing)
+        profiler.attach(to: stopped)
+        defer { profiler.detach() }
+        wait(for: finishing, stopped)
+        wait(for: product)
+
+        let byName = Dictionary(uniqueKeysWithValues: profiler.profiles.map { ($0.name, $0) })
+        for name in ["finishing", "stopped", "product"] {
+            guard let profile = byName[name] else {
+                XCTFail("\(name) was not profiled: \(byName.keys)")
+                continue
+            }
+            let stages = [profile.enqueuedAt, profile.readyAt, profile.startedAt, profile.finishedAt]
+            XCTAssertFalse(stages.contains(nil), "\(name) misses a stage: \(stages)")
+            XCTAssertEqual(stages.compactMap { $0 }, stages.compactMap { $0 }.sorted(), "\(name)'s stages are out of order")
+        }
+        XCTAssertEqual(byName["finishing"]?.cancelled, false)
+        XCTAssertNotNil(byName["finishing"]?.execution)
+        XCTAssertEqual(byName["stopped"]?.cancelled, true)
+        XCTAssertGreaterThanOrEqual(byName["stopped"]!.finishedAt!, byName["stopped"]!.cancelledAt!)
+        XCTAssertEqual(profiler.children(of: byName["finishing"]!).map(\.name), ["product"])
+    }
+
+    /// A group profiled on its own lists each of its children, each profiled in full.
+    func testAGroupProfiledOnItsOwnListsItsChildren() {
+        let group = GroupProcedure(operations: [TestProcedure(name: "one"), TestProcedure(name: "two")])
+        group.name = "group"
+        let profiler = ProcedureProfiler()
+        profiler.attach(to: group)
+        defer { profiler.detach() }
+        wait(for: group)
+        guard let profile = profiler.profiles.first(where: { $0.name == "group" }) else {
+            return XCTFail("the group was not profiled")
+        }
+        XCTAssertTrue(profile.isFinished)
+        let children = profiler.children(of: profile)
+        XCTAssertEqual(Set(children.map(\.name)), ["one", "two"])
+        for child in children {
+            XCTAssertTrue(child.isFinished, child.name)
+            XCTAssertGreaterThanOrEqual(profile.finishedAt!, child.finishedAt!, "a group finishes after its children")
+        }
+    }
+}
+
 /// Records, for each `ready` event, whether the condition had answered by then.
 private final class ReadinessRecorder: ProcedureInstrument, @unchecked Sendable {
     // @unchecked: `answered` is set before the procedure is enqueued and only read after.
