@@ -35,9 +35,21 @@ public enum ProcedureInstrumentation {
         Registry.shared.add(Attachment(instrument, scope: .queue(WeakReference(queue))))
     }
 
-    /// Observes `procedure` (attach it before adding it to a queue), its children if it is a
-    /// group, and the operations it produces.
+    /// Observes `procedure`, its children if it is a group, and the operations it produces.
+    ///
+    /// Attach it before adding the procedure to a queue: an instrument follows a procedure from
+    /// its enqueue. Attaching to one already enqueued (a group's children are, from the moment
+    /// they are added to it) or finished would record nothing, so the call is ignored and
+    /// reported as ``ProcedureMisuse/Kind/instrumentAttachedAfterEnqueue``; attach to its
+    /// group or queue instead.
     public static func attach(_ instrument: any ProcedureInstrument, to procedure: Procedure) {
+        guard !procedure.isEnqueued else {
+            ProcedureMisuse.report(
+                .instrumentAttachedAfterEnqueue,
+                "\(procedure.displayName) was already enqueued when an instrument was attached to it, so it would record nothing; it was not attached. Attach before adding the procedure to a queue, or attach to its group or queue.",
+                subject: procedure)
+            return
+        }
         Registry.shared.add(Attachment(instrument, scope: .procedure(WeakReference(procedure))))
     }
 

@@ -261,6 +261,39 @@ extension ProcedureProfilerTests {
         XCTAssertEqual(profiler.children(of: byName["finishing"]!).map(\.name), ["product"])
     }
 
+    /// A profiler follows a procedure from its enqueue: attaching it to one already enqueued
+    /// (on a queue, or as a group's child) or finished would record nothing, so the call is
+    /// ignored and reported instead of failing silently.
+    func testAttachingToAProcedureAlreadyEnqueuedIsReported() {
+        let misuse = ProcedureMisuseRecorder()
+        defer { misuse.stop() }
+        let gate = BlockProcedure { _ in }
+        let waiting = TestProcedure(name: "waiting")
+        waiting.addDependency(gate)
+        let queue = ProcedureQueue()
+        queue.addOperations([gate, waiting], waitUntilFinished: false)
+        let child = TestProcedure(name: "child")
+        let group = GroupProcedure(operations: [child])
+        let done = TestProcedure(name: "done")
+        wait(for: done)
+
+        let profiler = ProcedureProfiler()
+        defer { profiler.detach() }
+        for late in [waiting, child, done] { profiler.attach(to: late) }
+        gate.finish()
+        wait(for: waiting, group)
+
+        XCTAssertTrue(profiler.profiles.isEmpty, "\(profiler.profiles.map(\.name))")
+        for late in [waiting, child, done] {
+            XCTAssertEqual(misuse.kinds(about: late), [.instrumentAttachedAfterEnqueue], late.name ?? "")
+        }
+        let early = TestProcedure(name: "early")
+        profiler.attach(to: early)
+        wait(for: early)
+        XCTAssertEqual(misuse.kinds(about: early), [], "attaching before the enqueue is the intended use")
+        XCTAssertEqual(profiler.profiles.map(\.name), ["early"])
+    }
+
     /// A group profiled on its own lists each of its children, each profiled in full.
     func testAGroupProfiledOnItsOwnListsItsChildren() {
         let group = GroupProcedure(operations: [TestProcedure(name: "one"), TestProcedure(name: "two")])
