@@ -43,14 +43,21 @@ public enum ProcedureInstrumentation {
     /// reported as ``ProcedureMisuse/Kind/instrumentAttachedAfterEnqueue``; attach to its
     /// group or queue instead.
     public static func attach(_ instrument: any ProcedureInstrument, to procedure: Procedure) {
-        guard !procedure.isEnqueued else {
+        // Decided under the procedure's lock, where its enqueue leaves `initial`: attached
+        // before, the enqueue event finds the attachment; after, it is reported. No window
+        // in which an attach racing the enqueue is neither followed nor reported.
+        let attached = procedure.lock.withLock { () -> Bool in
+            guard procedure.state.phase == .initial else { return false }
+            Registry.shared.add(Attachment(instrument, scope: .procedure(WeakReference(procedure))))
+            return true
+        }
+        guard attached else {
             ProcedureMisuse.report(
                 .instrumentAttachedAfterEnqueue,
                 "\(procedure.displayName) was already enqueued when an instrument was attached to it, so it would record nothing; it was not attached. Attach before adding the procedure to a queue, or attach to its group or queue.",
                 subject: procedure)
             return
         }
-        Registry.shared.add(Attachment(instrument, scope: .procedure(WeakReference(procedure))))
     }
 
     /// Stops delivering events to `instrument`, from all its attachments.
