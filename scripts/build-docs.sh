@@ -11,14 +11,17 @@ rm -rf "$work" "$out"
 mkdir -p "$work/symbol-graphs" "$work/Procedures.docc"
 # A scratch path of its own, so the symbol graphs are written even when the ordinary build
 # is up to date. The futures live in their own target (ProceduresFutures) but are one
-# library to users (`import Procedures` re-exports them): their graphs and the network
-# procedures' go into one site.
+# library to users (`import Procedures` re-exports them, so its graph holds them); the
+# network procedures' graph goes into the same site.
 graphs=.build-docs/symbol-graphs
 mkdir -p "$graphs"
 swift build --target ProceduresNetwork --scratch-path .build-docs -Xswiftc -emit-symbol-graph \
     -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" >/dev/null
 cp "$graphs"/Procedures*.json "$work/symbol-graphs/"
-rm -f "$work/symbol-graphs"/ProceduresSupport*.json
+# The Procedures graph already holds the futures (it re-exports them): with the futures'
+# own graph as well, DocC would find each futures symbol in two modules and put it under
+# either, from run to run.
+rm -f "$work/symbol-graphs"/ProceduresSupport*.json "$work/symbol-graphs"/ProceduresFutures*.json
 cp Documentation/Procedures.docc/* "$work/Procedures.docc/"
 for guide in Documentation/*.md; do
     # [Title](Guide.md) -> <doc:Guide>; ![alt](Images/x.svg) -> ![alt](x.svg), a resource of

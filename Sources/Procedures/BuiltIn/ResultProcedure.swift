@@ -19,6 +19,7 @@ open class ResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unche
     private enum Body {
         case subclass
         case synchronous(@Sendable () throws -> Output)
+        case synchronousWithProcedure(@Sendable (ResultProcedure<Output>) throws -> Output)
         case asynchronous(@Sendable () async throws -> Output)
     }
     private let body: Body
@@ -35,6 +36,20 @@ open class ResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unche
     /// Runs `block` and finishes with the value it returns, or the error it throws.
     public init(block: @escaping @Sendable () throws -> Output) {
         body = .synchronous(block)
+        super.init()
+    }
+
+    /// Runs `block` with this procedure (to look at `isCancelled`, or to log through it) and
+    /// finishes with the value it returns, or the error it throws.
+    ///
+    /// ```swift
+    /// let greeting = ResultProcedure<String> { procedure in
+    ///     procedure.log.debug("greeting")
+    ///     return "Hello World"
+    /// }
+    /// ```
+    public init(block: @escaping @Sendable (ResultProcedure<Output>) throws -> Output) {
+        body = .synchronousWithProcedure(block)
         super.init()
     }
 
@@ -65,6 +80,8 @@ open class ResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unche
             finish()
         case .synchronous(let block):
             do { finish(withOutput: try block()) } catch { finish(withError: error) }
+        case .synchronousWithProcedure(let block):
+            do { finish(withOutput: try block(self)) } catch { finish(withError: error) }
         case .asynchronous(let operation):
             runTask(operation)
         }

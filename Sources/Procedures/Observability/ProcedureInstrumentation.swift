@@ -35,10 +35,29 @@ public enum ProcedureInstrumentation {
         Registry.shared.add(Attachment(instrument, scope: .queue(WeakReference(queue))))
     }
 
-    /// Observes `procedure` (attach it before adding it to a queue), its children if it is a
-    /// group, and the operations it produces.
+    /// Observes `procedure`, its children if it is a group, and the operations it produces.
+    ///
+    /// Attach it before adding the procedure to a queue: an instrument follows a procedure from
+    /// its enqueue. Attaching to one already enqueued (a group's children are, from the moment
+    /// they are added to it) or finished would record nothing, so the call is ignored and
+    /// reported as ``ProcedureMisuse/Kind/instrumentAttachedAfterEnqueue``; attach to its
+    /// group or queue instead.
     public static func attach(_ instrument: any ProcedureInstrument, to procedure: Procedure) {
-        Registry.shared.add(Attachment(instrument, scope: .procedure(WeakReference(procedure))))
+        // Decided under the procedure's lock, where its enqueue leaves `initial`: attached
+        // before, the enqueue event finds the attachment; after, it is reported. No window
+        // in which an attach racing the enqueue is neither followed nor reported.
+        let attached = procedure.lock.withLock { () -> Bool in
+            guard procedure.state.phase == .initial else { return false }
+            Registry.shared.add(Attachment(instrument, scope: .procedure(WeakReference(procedure))))
+            return true
+        }
+        guard attached else {
+            ProcedureMisuse.report(
+                .instrumentAttachedAfterEnqueue,
+                "\(procedure.displayName) was already enqueued when an instrument was attached to it, so it would record nothing; it was not attached. Attach before adding the procedure to a queue, or attach to its group or queue.",
+                subject: procedure)
+            return
+        }
     }
 
     /// Stops delivering events to `instrument`, from all its attachments.

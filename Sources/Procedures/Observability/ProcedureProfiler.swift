@@ -36,8 +36,9 @@ public final class ProcedureProfiler: ProcedureInstrument, @unchecked Sendable {
     /// Records everything added to `queue` from now on, group children included.
     public func attach(to queue: ProcedureQueue) { ProcedureInstrumentation.attach(self, to: queue) }
 
-    /// Records `procedure` (attach before adding it to a queue), its children and what it
-    /// produces.
+    /// Records `procedure`, its children and what it produces. Attach before adding it to a
+    /// queue: attaching to a procedure already enqueued (or a group's child) is ignored and
+    /// reported as ``ProcedureMisuse/Kind/instrumentAttachedAfterEnqueue``.
     public func attach(to procedure: Procedure) { ProcedureInstrumentation.attach(self, to: procedure) }
 
     /// Stops recording; what was recorded stays available.

@@ -48,6 +48,9 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
         case timeoutAddedAfterStart
         /// A width below 1 was given to a ``BatchProcedure``; it runs one element at a time.
         case invalidWidth
+        /// An instrument (a ``ProcedureProfiler``) was attached to a procedure already enqueued,
+        /// or a group's child: it follows a procedure from its enqueue, so it was not attached.
+        case instrumentAttachedAfterEnqueue
     }
 
     /// What went wrong.

@@ -35,6 +35,32 @@ final class ResultProcedureTests: MisuseRecordingTestCase {
         XCTAssertNil(procedure.output)
     }
 
+    /// ProcedureKit's `ResultProcedure { procedure in … }`: the block is handed its own
+    /// procedure (to look at `isCancelled`, to log) and its value becomes the output.
+    func testBlockTakingItsProcedureSeesItAndReturnsTheOutput() {
+        let seenItself = LockedBox<Bool?>(nil)
+        let holder = LockedBox<ResultProcedure<String>?>(nil)
+        let greeting = ResultProcedure<String> { procedure in
+            seenItself.mutate { $0 = procedure === holder.value && !procedure.isCancelled }
+            procedure.log.debug("greeting")
+            return "Hello World"
+        }
+        holder.mutate { $0 = greeting }
+        wait(for: greeting)
+        holder.mutate { $0 = nil }
+        assertProcedureFinished(greeting)
+        XCTAssertEqual(greeting.output, "Hello World")
+        XCTAssertEqual(seenItself.value, true)
+    }
+
+    func testBlockTakingItsProcedureFailsWithWhatItThrows() {
+        let failing = ResultProcedure<Int> { _ in throw TestError("e8") }
+        wait(for: failing)
+        assertProcedureFinishedWithErrors(failing, count: 1)
+        XCTAssertEqual(failing.errors.first as? TestError, TestError("e8"))
+        XCTAssertNil(failing.output)
+    }
+
     // MARK: Async closure form
 
     func testAsyncClosureValueBecomesTheOutput() {

@@ -244,4 +244,51 @@ final class BlockProcedureTests: ProcedureTestCase {
         assertProcedureFinished(group)
         XCTAssertEqual(order.value, ["procedure", "operation", "last"])
     }
+
+    // MARK: - Written as ProcedureKit wrote them
+
+    /// ProcedureKit's `BlockProcedure { procedure in … }`: a trailing closure that takes the
+    /// procedure is the asynchronous form, and the block can log and finish through it.
+    func testTrailingClosureTakingTheProcedureIsTheAsynchronousForm() {
+        let ran = LockedBox(false)
+        let procedure = BlockProcedure { procedure in
+            ran.mutate { $0 = true }
+            procedure.log.debug("Hello world")
+            DispatchQueue.global().async { procedure.finish() }
+        }
+        wait(for: procedure)
+        assertProcedureFinished(procedure)
+        XCTAssertTrue(ran.value)
+    }
+
+    /// A did-execute observer runs for either form: after the synchronous block, and after
+    /// the asynchronous block returns, while the procedure it has not finished yet still runs.
+    func testDidExecuteObserverRunsForBothForms() {
+        let finishedAtDidExecute = LockedBox<[String: Bool]>([:])
+        let synchronous = BlockProcedure {}
+        synchronous.name = "synchronous"
+        let asynchronous = BlockProcedure { _ in }  // finished by its did-execute observer below
+        asynchronous.name = "asynchronous"
+        for procedure in [synchronous, asynchronous] {
+            procedure.addDidExecuteBlockObserver { procedure in
+                finishedAtDidExecute.mutate { $0[procedure.name ?? ""] = procedure.isFinished }
+                if procedure.name == "asynchronous" { procedure.finish() }
+            }
+        }
+        wait(for: synchronous, asynchronous)
+        assertProcedureFinished(synchronous)
+        assertProcedureFinished(asynchronous)
+        XCTAssertEqual(finishedAtDidExecute.value, ["synchronous": false, "asynchronous": false])
+    }
+
+    /// The asynchronous form finishes with the error its work hands to `finish(withError:)`.
+    func testAsynchronousBlockFinishingWithAnErrorFromAnotherThreadCarriesIt() {
+        let error = TestError("later")
+        let procedure = BlockProcedure { procedure in
+            DispatchQueue.global().async { procedure.finish(withError: error) }
+        }
+        wait(for: procedure)
+        assertProcedureFinishedWithErrors(procedure, count: 1)
+        XCTAssertTrue(testErrors(procedure.errors, equal: [error]))
+    }
 }

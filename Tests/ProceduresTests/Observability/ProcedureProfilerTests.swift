@@ -228,6 +228,93 @@ final class ProcedureProfilerTests: XCTestCase {
     }
 }
 
+extension ProcedureProfilerTests {
+    /// ProcedureKit's profiler handed its result over when the procedure finished; here the
+    /// profile of a procedure the profiler was attached to is complete once `wait(for:)`
+    /// returns, whether it finished, was cancelled by a will-execute observer, or produced.
+    func testAProcedureProfiledOnItsOwnIsCompleteWhenWaitReturns() {
+        let product = TestProcedure(name: "product")
+        let finishing = TestProcedure(name: "finishing", produced: product)
+        let stopped = TestProcedure(name: "stopped")
+        stopped.addWillExecuteBlockObserver { $0.cancel() }
+        let profiler = ProcedureProfiler()
+        profiler.attach(to: finishing)
+        profiler.attach(to: stopped)
+        defer { profiler.detach() }
+        wait(for: finishing, stopped)
+        wait(for: product)
+
+        let byName = Dictionary(uniqueKeysWithValues: profiler.profiles.map { ($0.name, $0) })
+        for name in ["finishing", "stopped", "product"] {
+            guard let profile = byName[name] else {
+                XCTFail("\(name) was not profiled: \(byName.keys)")
+                continue
+            }
+            let stages = [profile.enqueuedAt, profile.readyAt, profile.startedAt, profile.finishedAt]
+            XCTAssertFalse(stages.contains(nil), "\(name) misses a stage: \(stages)")
+            XCTAssertEqual(stages.compactMap { $0 }, stages.compactMap { $0 }.sorted(), "\(name)'s stages are out of order")
+        }
+        XCTAssertEqual(byName["finishing"]?.cancelled, false)
+        XCTAssertNotNil(byName["finishing"]?.execution)
+        XCTAssertEqual(byName["stopped"]?.cancelled, true)
+        XCTAssertGreaterThanOrEqual(byName["stopped"]!.finishedAt!, byName["stopped"]!.cancelledAt!)
+        XCTAssertEqual(profiler.children(of: byName["finishing"]!).map(\.name), ["product"])
+    }
+
+    /// A profiler follows a procedure from its enqueue: attaching it to one already enqueued
+    /// (on a queue, or as a group's child) or finished would record nothing, so the call is
+    /// ignored and reported instead of failing silently.
+    func testAttachingToAProcedureAlreadyEnqueuedIsReported() {
+        let misuse = ProcedureMisuseRecorder()
+        defer { misuse.stop() }
+        let gate = BlockProcedure { _ in }
+        let waiting = TestProcedure(name: "waiting")
+        waiting.addDependency(gate)
+        let queue = ProcedureQueue()
+        queue.addOperations([gate, waiting], waitUntilFinished: false)
+        let child = TestProcedure(name: "child")
+        let group = GroupProcedure(operations: [child])
+        let done = TestProcedure(name: "done")
+        wait(for: done)
+
+        let profiler = ProcedureProfiler()
+        defer { profiler.detach() }
+        for late in [waiting, child, done] { profiler.attach(to: late) }
+        gate.finish()
+        wait(for: waiting, group)
+
+        XCTAssertTrue(profiler.profiles.isEmpty, "\(profiler.profiles.map(\.name))")
+        for late in [waiting, child, done] {
+            XCTAssertEqual(misuse.kinds(about: late), [.instrumentAttachedAfterEnqueue], late.name ?? "")
+        }
+        let early = TestProcedure(name: "early")
+        profiler.attach(to: early)
+        wait(for: early)
+        XCTAssertEqual(misuse.kinds(about: early), [], "attaching before the enqueue is the intended use")
+        XCTAssertEqual(profiler.profiles.map(\.name), ["early"])
+    }
+
+    /// A group profiled on its own lists each of its children, each profiled in full.
+    func testAGroupProfiledOnItsOwnListsItsChildren() {
+        let group = GroupProcedure(operations: [TestProcedure(name: "one"), TestProcedure(name: "two")])
+        group.name = "group"
+        let profiler = ProcedureProfiler()
+        profiler.attach(to: group)
+        defer { profiler.detach() }
+        wait(for: group)
+        guard let profile = profiler.profiles.first(where: { $0.name == "group" }) else {
+            return XCTFail("the group was not profiled")
+        }
+        XCTAssertTrue(profile.isFinished)
+        let children = profiler.children(of: profile)
+        XCTAssertEqual(Set(children.map(\.name)), ["one", "two"])
+        for child in children {
+            XCTAssertTrue(child.isFinished, child.name)
+            XCTAssertGreaterThanOrEqual(profile.finishedAt!, child.finishedAt!, "a group finishes after its children")
+        }
+    }
+}
+
 /// Records, for each `ready` event, whether the condition had answered by then.
 private final class ReadinessRecorder: ProcedureInstrument, @unchecked Sendable {
     // @unchecked: `answered` is set before the procedure is enqueued and only read after.

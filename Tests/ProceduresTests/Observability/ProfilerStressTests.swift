@@ -35,6 +35,50 @@ final class ProfilerStressTests: XCTestCase {
         }
     }
 
+    /// A profiler attached to a procedure at the moment another thread enqueues it either
+    /// follows it in full or reports the late attach: never neither, never both.
+    func testAttachRacingTheEnqueueIsFollowedOrReportedNeverLost() {
+        let misuse = ProcedureMisuseRecorder()
+        defer { misuse.stop() }
+        let queue = ProcedureQueue()
+        let profiler = ProcedureProfiler()
+        defer { profiler.detach() }
+        let procedures = (0..<stressIterations(1000)).map { TestProcedure(name: "raced \($0)") }
+        let bothSidesDone = expectation(description: "every attach and enqueue returned")
+        bothSidesDone.expectedFulfillmentCount = procedures.count * 2
+        for procedure in procedures {
+            let rendezvous = Rendezvous()
+            DispatchQueue.global().async {
+                rendezvous.arriveAndSpin()
+                profiler.attach(to: procedure)
+                bothSidesDone.fulfill()
+            }
+            DispatchQueue.global().async {
+                rendezvous.arriveAndSpin()
+                queue.addOperation(procedure)
+                bothSidesDone.fulfill()
+            }
+        }
+        wait(for: [bothSidesDone], timeout: 30)
+        wait(forAll: procedures, on: queue, timeout: 30)
+
+        let profiled = Dictionary(uniqueKeysWithValues: profiler.profiles.map { ($0.name, $0) })
+        var followed = 0
+        for procedure in procedures {
+            let name = procedure.name ?? ""
+            let reported = misuse.kinds(about: procedure) == [.instrumentAttachedAfterEnqueue]
+            if let profile = profiled[name] {
+                followed += 1
+                XCTAssertFalse(reported, "\(name) was followed and reported")
+                XCTAssertNotNil(profile.enqueuedAt, name)
+                XCTAssertNotNil(profile.finishedAt, name)
+            } else {
+                XCTAssertTrue(reported, "\(name) was neither followed nor reported: \(misuse.kinds(about: procedure))")
+            }
+        }
+        XCTAssertEqual(profiled.count, followed, "only the raced procedures are profiled")
+    }
+
     /// Instruments attached and detached while procedures run never crash or deadlock them.
     func testAttachingAndDetachingWhileProceduresRun() {
         let queue = ProcedureQueue()

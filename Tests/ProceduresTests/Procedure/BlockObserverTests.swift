@@ -132,6 +132,50 @@ final class BlockObserverTests: ProcedureTestCase {
 }
 
 extension BlockObserverTests {
+    /// Both cancel observers receive the errors the procedure was cancelled with, whether it
+    /// was cancelled before it started or while it ran.
+    func testCancelBlockObserversReceiveTheCancelErrors() {
+        for whileRunning in [false, true] {
+            let error = TestError(whileRunning ? "while running" : "before start")
+            let heard = LockedBox<[String]>([])
+            let procedure = whileRunning
+                ? BlockProcedure { procedure in procedure.cancel(withError: error) }
+                : BlockProcedure { _ in }
+            procedure.addWillCancelBlockObserver { _, errors in
+                heard.mutate { $0 += errors.compactMap { "will \(($0 as? TestError)?.id ?? "?")" } }
+            }
+            procedure.addDidCancelBlockObserver { procedure, errors in
+                heard.mutate { $0 += errors.compactMap { "did \(($0 as? TestError)?.id ?? "?")" } }
+                if whileRunning { procedure.finish() }  // the block left finishing to its cancel
+            }
+            if !whileRunning { procedure.cancel(withError: error) }
+            wait(for: procedure)
+            assertProcedureCancelled(procedure, withErrors: true)
+            XCTAssertEqual(heard.value, ["will \(error.id)", "did \(error.id)"])
+            XCTAssertTrue(testErrors(procedure.errors, equal: [error]))
+        }
+    }
+
+    /// A plain `BlockOperation` a procedure produces runs, and both add-operation observers
+    /// are handed that very operation.
+    func testProducedPlainOperationRunsAndAddObserversReceiveIt() {
+        let ran = expectation(description: "the produced operation ran")
+        let produced = BlockOperation { ran.fulfill() }
+        let producer = TestProcedure(name: "producer", produced: produced)
+        let handed = LockedBox<[String]>([])
+        producer.addWillAddOperationBlockObserver { procedure, operation in
+            handed.mutate { $0.append("will \(procedure.name ?? "") \(operation === produced)") }
+        }
+        producer.addDidAddOperationBlockObserver { procedure, operation in
+            handed.mutate { $0.append("did \(procedure.name ?? "") \(operation === produced)") }
+        }
+        wait(for: producer)
+        wait(for: [ran], timeout: 10)
+        XCTAssertEqual(handed.value, ["will producer true", "did producer true"])
+    }
+}
+
+extension BlockObserverTests {
     /// An observer added at the same moment a procedure finishes gets did-finish exactly once.
     func testObserverAddedWhileFinishingGetsDidFinishExactlyOnce() {
         let iterations = stressIterations(300)
