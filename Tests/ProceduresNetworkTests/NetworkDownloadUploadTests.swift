@@ -51,6 +51,17 @@ final class NetworkDownloadUploadTests: NetworkTestCase {
         XCTAssertEqual(server.requestCount("/echo"), 1)
     }
 
+    func testTheUploadsRequestAndBodyCanBeInjected() {
+        var post = request("/echo")
+        post.httpMethod = "PUT"
+        let makeBody = ResultProcedure { [post] in HTTPPayloadRequest(payload: Data("injected body".utf8), request: post) }
+        let upload = NetworkUploadProcedure(session: session)
+        upload.injectResult(from: makeBody)
+        wait(for: makeBody, upload)
+        assertProcedureFinished(upload)
+        XCTAssertEqual(upload.output?.payload, Data("injected body".utf8))
+    }
+
     func testUploadToAnInvalidURLFails() {
         let upload = NetworkUploadProcedure(session: session, request: URLRequest(url: URL(string: "mailto:someone")!), body: Data())
         wait(for: upload)
