@@ -72,16 +72,22 @@ final class ScriptedServer: @unchecked Sendable {
     private let lock = NSLock()
     private var script: [Answer]
     private var count = 0
+    private let onRequest: @Sendable (Int) -> Void
 
-    init(_ script: [Answer]) { self.script = script }
+    /// `onRequest` hears each request's number (1, 2…) as it arrives.
+    init(_ script: [Answer], onRequest: @escaping @Sendable (Int) -> Void = { _ in }) {
+        self.script = script
+        self.onRequest = onRequest
+    }
 
     var requests: Int { lock.withLock { count } }
 
     func load(_ reply: @escaping @Sendable (Result<Data, any Error>) -> Void) {
-        let answer = lock.withLock { () -> Answer in
+        let (number, answer) = lock.withLock { () -> (Int, Answer) in
             count += 1
-            return script.isEmpty ? .hang : script.removeFirst()
+            return (count, script.isEmpty ? .hang : script.removeFirst())
         }
+        onRequest(number)
         DispatchQueue.global().async {
             switch answer {
             case .fail: reply(.failure(URLError(.cannotConnectToHost)))
@@ -95,12 +101,16 @@ final class ScriptedServer: @unchecked Sendable {
 final class RetryAndTimeoutsGuideTests: XCTestCase {
     func testFlakyFetchRecoversOnTheManualClock() {
         let clock = ManualClock()
-        let server = ScriptedServer([.fail, .hang, .data("hello")])
+        let secondRequest = expectation(description: "the second attempt's request")
+        let server = ScriptedServer([.fail, .hang, .data("hello")]) { number in
+            if number == 2 { secondRequest.fulfill() }
+        }
         let fetch = resilientFetch(backOff: .exponential(initial: 1, maximum: 30), clock: clock, load: server.load)
         ProcedureQueue().addOperation(fetch)
 
         advance(clock, by: 1)   // the back-off after the first failure
-        advance(clock, by: 10)  // the second attempt hangs: its timeout fires
+        wait(for: [secondRequest], timeout: 10)  // the second attempt has asked...
+        advance(clock, by: 10)  // ...and hangs: its timeout fires
         advance(clock, by: 2)   // the back-off after the timeout
         wait(for: fetch)
 
