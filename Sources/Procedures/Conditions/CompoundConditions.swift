@@ -1,24 +1,5 @@
 import Foundation
 
-extension Array where Element == String {
-    /// Each category once, in order of first appearance.
-    func uniqued() -> [String] {
-        guard count > 1 else { return self }
-        var seen = Set<String>()
-        return filter { seen.insert($0).inserted }
-    }
-}
-
-extension Array where Element == Condition {
-    /// Each condition once, in order of first appearance: a compound evaluates a part
-    /// named twice only once.
-    func removingDuplicateConditions() -> [Condition] {
-        guard count > 1 else { return self }
-        var seen = Set<ObjectIdentifier>()
-        return filter { seen.insert(ObjectIdentifier($0)).inserted }
-    }
-}
-
 /// Satisfied if `condition` is not; fails with ``ConditionError/negatedConditionSatisfied(name:)``
 /// if it is. Also written `!condition`.
 public final class NegatedCondition: Condition, @unchecked Sendable {
@@ -117,7 +98,7 @@ public final class AllOfCondition: Condition, @unchecked Sendable {
     /// All of `conditions` (waiting for their dependencies); a condition named twice is
     /// evaluated once.
     public init(_ conditions: [Condition]) {
-        self.conditions = conditions.removingDuplicateConditions()
+        self.conditions = conditions.uniqued { ObjectIdentifier($0) }
         super.init()
     }
 
@@ -136,7 +117,7 @@ public final class AllOfCondition: Condition, @unchecked Sendable {
     }
 
     /// Every condition's categories.
-    public override var mutuallyExclusiveCategories: [String] { conditions.flatMap(\.mutuallyExclusiveCategories).uniqued() }
+    public override var mutuallyExclusiveCategories: [String] { conditions.flatMap(\.mutuallyExclusiveCategories).uniqued { $0 } }
 }
 
 /// Satisfied if any of `conditions` is. Evaluates them in order and stops at the first that
@@ -152,7 +133,7 @@ public final class AnyOfCondition: Condition, @unchecked Sendable {
     /// Any of `conditions` (waiting for all their dependencies); a condition named twice is
     /// evaluated once.
     public init(_ conditions: [Condition]) {
-        self.conditions = conditions.removingDuplicateConditions()
+        self.conditions = conditions.uniqued { ObjectIdentifier($0) }
         super.init()
     }
 
@@ -176,7 +157,7 @@ public final class AnyOfCondition: Condition, @unchecked Sendable {
     }
 
     /// Every condition's categories (it cannot know in advance which one will hold).
-    public override var mutuallyExclusiveCategories: [String] { conditions.flatMap(\.mutuallyExclusiveCategories).uniqued() }
+    public override var mutuallyExclusiveCategories: [String] { conditions.flatMap(\.mutuallyExclusiveCategories).uniqued { $0 } }
 }
 
 /// Satisfied if both are: `AllOfCondition([lhs, rhs])`.

@@ -73,10 +73,7 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
         var produced: [Procedure] = []
         var dependencies: [Procedure] = []
         Condition.collectDependencies(of: conditions, into: &dependencies, produced: &produced)
-        for condition in conditions where !condition.mutuallyExclusiveCategories.isEmpty {
-            hasCategories = true
-            break
-        }
+        hasCategories = conditions.contains { $0.isMutuallyExclusive }
         if hasCategories || !produced.isEmpty {
             // Only then does the gate need to hear of a cancel (to cancel what it produced and
             // leave the line) and of the finish (to release its categories). Checked once

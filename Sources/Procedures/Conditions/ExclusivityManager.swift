@@ -17,20 +17,8 @@ final class ExclusivityRequest: @unchecked Sendable {
     @exclusivity(unchecked) var onGrant: (@Sendable () -> Void)?
 
     init(categories: [String], onGrant: @escaping @Sendable () -> Void) {
-        self.categories = Self.removingDuplicates(categories)
+        self.categories = categories.uniqued { $0 }
         self.onGrant = onGrant
-    }
-
-    /// Each category once, in order (a procedure names a handful: a set only for many).
-    private static func removingDuplicates(_ categories: [String]) -> [String] {
-        if categories.count <= 1 { return categories }
-        if categories.count <= 8 {
-            var unique: [String] = []
-            for category in categories where !unique.contains(category) { unique.append(category) }
-            return unique
-        }
-        var seen = Set<String>()
-        return categories.filter { seen.insert($0).inserted }
     }
 }
 
