@@ -108,18 +108,17 @@ public enum ProcedureInstrumentation {
             listens = threshold <= ProcedureLog.loudestLifecycleLevel.rawValue
             if listens, let wanted = ProcedureLog.level(of: kind), wanted.rawValue >= threshold { level = wanted }
         }
-        let logs = level != nil
         // Logging at a quiet level with nothing attached: most events stop here, unbuilt;
         // only the group and producer links are kept, for the procedure's own messages.
         let instruments = flags & instrumentsAttached != 0 && Registry.shared.anyMayFollow(procedure, kind: kind, queue: queue)
-        guard logs || instruments else {
+        guard level != nil || instruments else {
             if listens {
                 procedure.recordInstrumentationLinks(kind: kind, group: (queue as? GroupQueue)?.group)
             }
             return
         }
         let event = makeEvent(kind, procedure, group: (queue as? GroupQueue)?.group, timestamp: now())
-        if logs, let level { ProcedureLog.lifecycle(event, at: level) }
+        if let level { ProcedureLog.lifecycle(event, at: level) }
         if instruments { Registry.shared.deliver(event, enqueuedOn: queue) }
     }
 
