@@ -293,13 +293,13 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Sends SIGSTOP (`stop`) or SIGCONT to the child's process group, unless it has exited
-    /// (or, to stop it, was asked to terminate: a cancelled program must not be frozen).
+    /// Sends `signal` (SIGSTOP or SIGCONT) to the child's process group, unless it has exited
+    /// (or, for SIGSTOP, was asked to terminate: a cancelled program must not be frozen).
     /// `completion` runs on the child's queue with whether the signal was sent.
-    func pause(_ stop: Bool, completion: @escaping @Sendable (Bool) -> Void) {
+    func sendJobControl(_ signal: Int32, completion: @escaping @Sendable (Bool) -> Void) {
         queue.async { [self] in
-            let sent = status == nil && !(stop && terminationRequested)
-            if sent { signalGroup(stop ? SIGSTOP : SIGCONT) }
+            let sent = status == nil && !(signal == SIGSTOP && terminationRequested)
+            if sent { signalGroup(signal) }
             completion(sent)
         }
     }

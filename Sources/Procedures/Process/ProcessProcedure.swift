@@ -226,7 +226,7 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
         guard !isCancelled, let child = childLock.withLock({ child }) else {
             return DispatchQueue.global().async { completion(false) }
         }
-        child.pause(true, completion: completion)
+        child.sendJobControl(SIGSTOP, completion: completion)
     }
 
     /// Continues a program stopped by ``suspend(completion:)`` (or by anyone's SIGSTOP): SIGCONT
@@ -238,7 +238,7 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
         guard let child = childLock.withLock({ child }) else {
             return DispatchQueue.global().async { completion(false) }
         }
-        child.pause(false, completion: completion)
+        child.sendJobControl(SIGCONT, completion: completion)
     }
 
     /// Ends the line streams whatever happened (a procedure cancelled before it started never
