@@ -15,7 +15,12 @@ extension NetworkRequestProcedure {
     /// Why the request failed: the first ``NetworkError`` among the procedure's errors; nil if
     /// it succeeded, or failed for another reason (no request: a `ProcedureError`).
     /// ProcedureKit's `networkError`, which was the first error of any type.
-    public var networkError: NetworkError? { errors.lazy.compactMap { $0 as? NetworkError }.first }
+    public var networkError: NetworkError? { NetworkError.first(in: errors) }
+}
+
+extension NetworkError {
+    /// The first network error among `errors`.
+    static func first(in errors: [any Error]) -> NetworkError? { errors.lazy.compactMap { $0 as? NetworkError }.first }
 }
 
 extension NetworkDataProcedure: NetworkRequestProcedure {}
@@ -103,7 +108,7 @@ public final class NetworkProcedure<T: NetworkRequestProcedure>: RetryProcedure<
 
     /// Why the last attempt failed: the first ``NetworkError`` among this procedure's errors
     /// (its last attempt's), as ``NetworkRequestProcedure/networkError`` for one request.
-    public var networkError: NetworkError? { errors.lazy.compactMap { $0 as? NetworkError }.first }
+    public var networkError: NetworkError? { NetworkError.first(in: errors) }
 
     private static func retryAfter(in errors: [any Error]) -> TimeInterval? {
         errors.lazy.compactMap { ($0 as? NetworkError)?.retryAfter }.first
