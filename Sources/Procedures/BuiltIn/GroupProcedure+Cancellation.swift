@@ -15,8 +15,8 @@ import Foundation
 //    before it started skips `execute()` but still starts its (cancelled) children.
 // 5. The group reports its own cancel errors, not the echoes its cancelled children report;
 //    a child that failed on its own keeps its errors, even if the group was cancelled since.
-// 6. A group released without ever starting cancels its children and lets them drain, since
-//    corelibs' queue and its operations retain each other.
+// 6. A group released without ever starting cancels its children and lets them drain (they
+//    hold their scheduler, and whoever waits for them must hear that they finished).
 //
 // (The three overrides that hook these rules into the procedure's life must live in the
 // class body; they are at the end of GroupProcedure.swift and only call in here.)
@@ -25,7 +25,9 @@ extension GroupProcedure {
     func cancelChildren(parentErrors errors: [any Error]) {
         let children = groupLock.withLock { () -> [Operation] in
             group.markCancelled()
-            return group.children
+            // A plain child's runner is cancelled with it, so that it starts the (cancelled)
+            // child at once instead of waiting for the child's dependencies.
+            return group.children + group.runners.values.map { $0 as Operation }
         }
         Procedure.cancelTogether(children) { _ in Self.childCancelErrors(parentErrors: errors) }
         applySuspension()
@@ -51,8 +53,8 @@ extension GroupProcedure {
     /// Rule 6, from `deinit`.
     func releaseChildrenIfNeverStarted() {
         if !group.hasStarted {
-            Procedure.cancelTogether(group.children) { _ in [] }
-            queue.isSuspended = false
+            Procedure.cancelTogether(group.children + group.runners.values.map { $0 as Operation }) { _ in [] }
+            _ = scheduler.setSuspended(false, decision: .max)
         }
     }
 }

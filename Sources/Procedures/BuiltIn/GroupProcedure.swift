@@ -40,9 +40,9 @@ import ProceduresSupport
 /// A subclass that overrides ``execute()`` must call `super.execute()`; children it adds
 /// before or after that call all belong to the group. A group finishes by itself: calling
 /// `finish()` on one is ignored and reported (cancel it to stop it early).
-open class GroupProcedure: Procedure, @unchecked Sendable {
-    // @unchecked: `group` is guarded by `groupLock`; `queue` is immutable; the queue's
-    // suspension is only changed under `suspensionLock`.
+open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
+    // @unchecked: `group` is guarded by `groupLock`; `scheduler` is immutable and locks for
+    // itself.
     struct State {
         /// Where the group is; moves only forward (a cancel moves a phase to its cancelled
         /// form, which it keeps until the group finishes).
@@ -67,6 +67,13 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         var adoptingInitialChildren = false
         /// The children given to `init`, until the group starts them and reports them.
         var initialChildren: [Operation] = []
+        /// The runners of the plain-`Operation` children that have not finished, by child.
+        var runners: [ObjectIdentifier: PlainOperationRunner] = [:]
+        /// Counts suspension decisions, so the scheduler applies only the latest of two
+        /// decided on different threads.
+        var suspensionDecision = 0
+        /// Made on first use (see `queueFacade`).
+        var facade: GroupQueue?
 
         var hasStarted: Bool {
             if case .pending = phase { return false }
@@ -107,13 +114,12 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     }
     let groupLock = Lock()
     @exclusivity(unchecked) var group = State()  // only touched under `groupLock`
-    private let suspensionLock = Lock()
-    let queue = GroupQueue()
+    /// Runs the children: no Foundation queue is involved. Suspended until the group starts.
+    let scheduler = ProcedureScheduler(suspended: true)
 
     /// A group of `operations`, which may be empty; add more with ``addChild(_:)``.
     public init(operations: [Operation] = []) {
         super.init()
-        queue.group = self
         group.adoptingInitialChildren = true  // not shared yet: no lock needed
         addChildren(operations)
         group.adoptingInitialChildren = false
@@ -130,8 +136,8 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
 
     /// How many children may run at once (default: as many as the system allows).
     public final var maxConcurrentOperationCount: Int {
-        get { queue.maxConcurrentOperationCount }
-        set { queue.maxConcurrentOperationCount = newValue }
+        get { scheduler.maxConcurrentOperationCount }
+        set { scheduler.maxConcurrentOperationCount = newValue }
     }
 
     /// While true, no further child starts (running ones carry on). A cancelled group ignores
@@ -145,12 +151,40 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     }
 
     func applySuspension() {
-        suspensionLock.withLock {
-            // Under its own lock so that two threads applying it cannot leave a stale value.
-            queue.setSuspendedDeferringConditionChecks(groupLock.withLock { group.queueSuspended })
+        let (suspended, decision) = groupLock.withLock { () -> (Bool, Int) in
+            group.suspensionDecision += 1
+            return (group.queueSuspended, group.suspensionDecision)
         }
-        // Outside it: resumed children evaluate their conditions (user code) here.
-        queue.resumeDeferredConditionChecks()
+        // Resumed children evaluate their conditions (user code) here, holding no lock.
+        for child in scheduler.setSuspended(suspended, decision: decision) { child.beginCheckingConditions() }
+    }
+
+    // MARK: - Owning children (ProcedureOwner)
+
+    func addProduced(_ operation: Operation) {
+        adoptChild(operation)
+    }
+
+    func procedureWillFinish(_ procedure: Procedure, errors: [any Error]) {}
+
+    func procedureDidFinish(_ procedure: Procedure, errors: [any Error]) {
+        if let runner = procedure as? PlainOperationRunner {
+            groupLock.withLock { group.runners[ObjectIdentifier(runner.operation)] = nil }
+            childDidFinish(runner.operation, errors: [])
+        } else {
+            childDidFinish(procedure, errors: errors)
+        }
+    }
+
+    /// What ``ProcedureQueue/current`` answers inside a child: a queue whose operations become
+    /// the group's children. Made only when asked for.
+    var queueFacade: ProcedureQueue {
+        groupLock.withLock {
+            if let facade = group.facade { return facade }
+            let facade = GroupQueue(group: self)
+            group.facade = facade
+            return facade
+        }
     }
 
     /// Adds a child, which starts once the group executes (at once if it already does).
@@ -234,16 +268,30 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         })
     }
 
-    /// Hands a child to the private queue; false if it could not be adopted (reported).
+    /// Claims a child for the group's scheduler; false if it could not be adopted (reported).
     private func enqueue(_ child: Operation) -> Bool {
-        guard !(child is Procedure) else { return queue.enqueue(child) }
-        guard queue.enqueue(child) else { return false }
-        // corelibs cannot report a plain operation's finish to us; a sentinel that depends
-        // on it runs right after it does.
-        let sentinel = BlockOperation { [weak self] in self?.childDidFinish(child, errors: []) }
-        sentinel.addDependency(child)
-        queue.enqueue(sentinel)
-        return true
+        if let procedure = child as? Procedure { return claim(procedure) }
+        guard !child.isFinished, !child.isExecuting else {
+            ProcedureMisuse.report(
+                .addedAfterFinishing,
+                "an operation that is already running or finished was added to \(displayName); it was not added.",
+                subject: child)
+            return false
+        }
+        // A plain child runs inside a runner, which waits for its dependencies and starts it.
+        let runner = PlainOperationRunner(child)
+        let added = groupLock.withLock { () -> Bool in
+            guard group.runners[ObjectIdentifier(child)] == nil else { return false }
+            group.runners[ObjectIdentifier(child)] = runner
+            return true
+        }
+        guard added else {
+            ProcedureMisuse.report(.addedTwice, "an operation was added twice to \(displayName); the second add was ignored.", subject: child)
+            return false
+        }
+        runner.adoptOperationDependencies()
+        if cancelRequest != nil { runner.cancel() }
+        return claim(runner)
     }
 
     /// A group must not wait for one of its own children.

@@ -1,31 +1,28 @@
 import Foundation
 
-/// A group's private queue: whatever is added to it becomes the group's child.
-///
-/// Children reach it through ``GroupProcedure/addChild(_:)``, through `produce` (a child's
-/// queue is this one), or through code that adds to `OperationQueue.current` from inside a
-/// child. Each path ends in the group's adoption step, which counts the child before the
-/// queue tracks it, so the group cannot finish before it.
+/// What ``ProcedureQueue/current`` answers inside a group's child: a queue whose operations
+/// become the group's children. A group runs its children on its own scheduler and makes this
+/// queue only when a child asks for it, so most groups never pay for a Foundation queue.
 final class GroupQueue: ProcedureQueue, @unchecked Sendable {
-    // @unchecked: `group` is set once, by the group's initialiser, before the queue is shared.
-    weak var group: GroupProcedure?
+    // @unchecked: `group` is immutable.
+    private weak var group: GroupProcedure?
 
-    override init() {
+    init(group: GroupProcedure) {
+        self.group = group
         super.init()
         name = "GroupProcedure"
-        isSuspended = true
     }
 
     override func accept(_ operation: Operation) {
         if let group { group.adoptChild(operation) } else { enqueue(operation) }
     }
 
-    override func acceptBarrier(_ barrier: Procedure) {
-        // A barrier on a group's queue is a child like any other: the group waits for it.
-        if let group { group.adoptChild(barrier) } else { super.acceptBarrier(barrier) }
-    }
-
-    override func didFinish(_ procedure: Procedure, errors: [any Error]) {
-        group?.childDidFinish(procedure, errors: errors)
+    override func addBarrierBlock(_ barrier: @escaping @Sendable () -> Void) {
+        // A barrier on a group's queue is a child like any other: the group waits for it, and
+        // it waits for every child added before it.
+        guard let group else { return super.addBarrierBlock(barrier) }
+        let procedure = BarrierProcedure(block: barrier)
+        procedure.addDependencies(group.children.filter { !$0.isFinished })
+        group.adoptChild(procedure)
     }
 }

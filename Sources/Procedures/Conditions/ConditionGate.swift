@@ -69,7 +69,7 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
 
     // MARK: - Steps
 
-    func begin(_ procedure: Procedure, queue: ProcedureQueue?) {
+    func begin(_ procedure: Procedure, owner: (any ProcedureOwner)?) {
         var produced: [Procedure] = []
         var dependencies: [Procedure] = []
         Condition.collectDependencies(of: conditions, into: &dependencies, produced: &produced)
@@ -92,7 +92,7 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
             waiting = .dependencies(dependencies)
         }
         for operation in produced {
-            if let queue { queue.addOperation(operation) } else { operation.start() }
+            if let owner { owner.addProduced(operation) } else { operation.start() }
         }
         for dependency in dependencies {
             dependency.addObserver(ConditionDependencyObserver(gate: self, procedure: procedure))

@@ -50,13 +50,13 @@ extension Procedure {
     /// is suspended (a group's children wait for the group to start): a condition checked, or
     /// a category taken, long before the procedure can run would be stale or hold others up.
     func beginCheckingConditions() {
-        let (gate, queue) = lock.withLock { (state.gate, state.queue) }
+        let (gate, owner) = lock.withLock { (state.gate, state.owner) }
         guard let gate else { return }
-        if let queue, queue.deferWhileSuspended(self) {
+        if let owner, owner.scheduler.parkWhileSuspended(self) {
             gate.waitForQueueResume()
             return
         }
-        gate.begin(self, queue: queue)
+        gate.begin(self, owner: owner)
     }
 
     /// The conditions were satisfied and the categories are held: the procedure is ready.

@@ -94,7 +94,9 @@ public enum ProcedureInstrumentation {
 
     /// Sends `kind` for `procedure` to the log and the attached instruments (call only when
     /// ``isActive``, never under a lock).
-    static func record(_ kind: ProcedureLifecycleEvent.Kind, _ procedure: Procedure, queue: ProcedureQueue? = nil) {
+    static func record(_ kind: ProcedureLifecycleEvent.Kind, _ procedure: Procedure, owner: (any ProcedureOwner)? = nil) {
+        let queue = owner as? ProcedureQueue
+        let group = owner as? GroupProcedure
         let flags = activity.load(ordering: .relaxed)
         // Whether the log wants this event: by the procedure's own level while some procedure
         // has one (looked up), else by the process-wide level. `listens`: the procedure's
@@ -110,14 +112,14 @@ public enum ProcedureInstrumentation {
         }
         // Logging at a quiet level with nothing attached: most events stop here, unbuilt;
         // only the group and producer links are kept, for the procedure's own messages.
-        let instruments = flags & instrumentsAttached != 0 && Registry.shared.anyMayFollow(procedure, kind: kind, queue: queue)
+        let instruments = flags & instrumentsAttached != 0 && Registry.shared.anyMayFollow(procedure, kind: kind, queue: queue, group: group)
         guard level != nil || instruments else {
             if listens {
-                procedure.recordInstrumentationLinks(kind: kind, group: (queue as? GroupQueue)?.group)
+                procedure.recordInstrumentationLinks(kind: kind, group: group)
             }
             return
         }
-        let event = makeEvent(kind, procedure, group: (queue as? GroupQueue)?.group, timestamp: now())
+        let event = makeEvent(kind, procedure, group: group, timestamp: now())
         if let level { ProcedureLog.lifecycle(event, at: level) }
         if instruments { Registry.shared.deliver(event, enqueuedOn: queue) }
     }
@@ -168,7 +170,9 @@ final class Attachment: @unchecked Sendable {
 
     /// A cheap check before an event is built: false if this attachment certainly does not
     /// follow `procedure` (so procedures of other queues cost little while one is profiled).
-    func mayFollow(_ procedure: Procedure, kind: ProcedureLifecycleEvent.Kind, queue: ProcedureQueue?) -> Bool {
+    func mayFollow(
+        _ procedure: Procedure, kind: ProcedureLifecycleEvent.Kind, queue: ProcedureQueue?, group: GroupProcedure?
+    ) -> Bool {
         let id = ObjectIdentifier(procedure)
         switch scope {
         case .everything:
@@ -178,7 +182,6 @@ final class Attachment: @unchecked Sendable {
         case .procedure(let target):
             if case .enqueued = kind, procedure === target.object { return true }
         }
-        let group = (queue as? GroupQueue)?.group
         return lock.withLock {
             if tracked.contains(id) { return true }
             if case .enqueued = kind, let group { return tracked.contains(ObjectIdentifier(group)) }
@@ -243,10 +246,12 @@ final class Registry: @unchecked Sendable {
         if empty { ProcedureInstrumentation.setFlag(ProcedureInstrumentation.instrumentsAttached, false) }
     }
 
-    /// True if some attachment may follow `procedure` (see ``Attachment/mayFollow(_:kind:queue:)``).
-    func anyMayFollow(_ procedure: Procedure, kind: ProcedureLifecycleEvent.Kind, queue: ProcedureQueue?) -> Bool {
+    /// True if some attachment may follow `procedure` (see ``Attachment/mayFollow(_:kind:queue:group:)``).
+    func anyMayFollow(
+        _ procedure: Procedure, kind: ProcedureLifecycleEvent.Kind, queue: ProcedureQueue?, group: GroupProcedure?
+    ) -> Bool {
         let current = lock.withLock { attachments }
-        return current.contains { $0.mayFollow(procedure, kind: kind, queue: queue) }
+        return current.contains { $0.mayFollow(procedure, kind: kind, queue: queue, group: group) }
     }
 
     func deliver(_ event: ProcedureLifecycleEvent, enqueuedOn queue: ProcedureQueue?) {

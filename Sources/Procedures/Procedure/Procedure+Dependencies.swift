@@ -23,14 +23,16 @@ extension Procedure {
         case started
     }
 
-    /// Takes the procedure out of `initial`: it now belongs to `queue` (nil when started by
-    /// hand) and waits for its dependencies; `action` runs once it is ready (possibly before
-    /// this returns).
-    func claim(queue: ProcedureQueue?, then action: ReadyAction) -> ClaimResult {
+    /// Takes the procedure out of `initial`: it now belongs to `owner` (nil when started by
+    /// hand or by a plain `OperationQueue`) and waits for its dependencies. Once it is ready
+    /// (possibly before this returns) it asks the owner's scheduler for a slot, or, without
+    /// an owner, starts. Returns what happened; it never calls back into the owner.
+    func claim(owner: (any ProcedureOwner)?) -> ClaimResult {
+        let action: ReadyAction = owner.map { .schedule($0.scheduler) } ?? .start
         let claimed = lock.withLock { () -> [Procedure]? in
             guard state.phase == .initial else { return nil }
             state.phase = .waiting
-            state.queue = queue
+            state.owner = owner
             state.readyAction = action
             // One extra count holds the gate shut while we register with the dependencies,
             // so a dependency finishing meanwhile cannot open it early.
@@ -40,34 +42,43 @@ extension Procedure {
         guard let dependencies = claimed else {
             return lock.withLock {
                 if state.phase == .finished { return .finished }
-                if let owner = state.queue {
-                    return owner === queue ? .alreadyInThisQueue : .inAnotherQueue
+                if let current = state.owner {
+                    return current === owner ? .alreadyInThisQueue : .inAnotherQueue
                 }
                 return .started
             }
         }
-        if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.enqueued, self, queue: queue) }
+        if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.enqueued, self, owner: owner) }
         var alreadyFinished = 1  // the gate's own count
         for dependency in dependencies where !dependency.addWaiter(self) {
             alreadyFinished += 1
         }
-        if alreadyFinished <= dependencies.count { queue?.noteWaiting(self) }
+        // Plain operations this one depends on: a plain OperationQueue starting it has waited
+        // for them already; for everyone else they are watched through their completion.
+        if owner != nil { waitForPlainDependencies() }
         let (readyAction, stillWaiting) = lock.withLock {
             state.unfinishedDependencies -= alreadyFinished
             return (state.becomeReadyIfPossible(), state.phase == .waiting)
         }
         if stillWaiting { Procedure.checkForCycle(through: self) }
         perform(readyAction)
-        // Conditions that did not answer at once keep it waiting: the queue must know of it.
-        // (Noted after the fact; `noteWaiting` skips a procedure that is no longer waiting.)
-        if case .checkConditions = readyAction { queue?.noteWaiting(self) }
         return .claimed
+    }
+
+    /// Counts the unfinished plain-Operation dependencies as unfinished dependencies and
+    /// watches each for its finish.
+    private func waitForPlainDependencies() {
+        guard lock.withLock({ state.hasPlainDependencies }) else { return }
+        for operation in super.dependencies where !operation.isFinished {
+            lock.withLock { state.unfinishedDependencies += 1 }
+            PlainOperationWatch.whenFinished(operation) { [self] in dependencyDidFinish() }
+        }
     }
 
     /// Registers `waiter` to be told when this procedure finishes; false if it already has.
     func addWaiter(_ waiter: Procedure) -> Bool {
         lock.withLock {
-            guard state.phase != .finished else { return false }
+            guard !state.waitersReleased else { return false }
             state.waiters.append(waiter)
             return true
         }
@@ -101,7 +112,7 @@ extension Procedure {
         recordReady(action)
         switch action {
         case .none: return
-        case .enqueue(let queue): queue.enqueueReady(self)
+        case .schedule(let scheduler): scheduler.submit(self)
         case .start: startAfterWaiting()
         case .checkConditions: beginCheckingConditions()
         }
@@ -111,7 +122,7 @@ extension Procedure {
     /// conditions still hold it back (it becomes ready when its gate opens).
     func recordReady(_ action: ReadyAction?) {
         switch action {
-        case .enqueue, .start:
+        case .schedule, .start:
             if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.ready, self) }
         case .checkConditions, .none:
             break

@@ -82,10 +82,12 @@ extension Procedure {
 
     private func handleExecute() {
         enum Next { case execute, skip, cancelled }
+        var owner: (any ProcedureOwner)?
         let next: Next = lock.withLock {
             guard state.phase == .started, state.finishErrors == nil else { return .skip }
             if state.cancellation == .cancelled { return .cancelled }
             state.phase = .executing
+            owner = state.owner
             return .execute
         }
         switch next {
@@ -94,7 +96,9 @@ extension Procedure {
         case .execute:
             let recording = ProcedureInstrumentation.isActive
             if recording { ProcedureInstrumentation.record(.executing, self) }
-            execute()
+            // `ProcedureQueue.current` answers the owner inside `execute()`, on whichever
+            // thread runs it.
+            CurrentOwner.with(owner) { execute() }
             if recording { ProcedureInstrumentation.record(.executed, self) }
             for observer in observers { observer.didExecute(self) }
         }
@@ -112,15 +116,14 @@ extension Procedure {
         guard let errors = claimed else { return }
         procedureWillFinish(withErrors: errors)
         for observer in observers { observer.willFinish(self, errors: errors) }
-        let queue = lock.withLock { state.queue }
-        queue?.procedureWillFinish(self, errors: errors)
+        let owner = lock.withLock { state.owner }
+        owner?.procedureWillFinish(self, errors: errors)
 
-        willChangeValue(forKey: "isFinished")
-        let (waiters, listeners, finalObservers, cancelled, formerDependencies) = lock.withLock {
+        willChangeValue(forKey: "isFinished")  // KVO on Apple platforms; nothing on corelibs
+        let (listeners, finalObservers, cancelled, formerDependencies, slot) = lock.withLock {
             state.phase = .finished
-            state.queue = nil
+            state.owner = nil
             defer {
-                state.waiters = []
                 state.readinessListeners = []
                 state.observers = []
                 // Let go of the dependencies, so that a long finished chain is freed link by
@@ -128,22 +131,28 @@ extension Procedure {
                 state.dependencies = []
             }
             return (
-                state.waiters, state.readinessListeners, state.observers, state.cancellation == .cancelled,
-                state.dependencies
+                state.readinessListeners, state.observers, state.cancellation == .cancelled,
+                state.dependencies, state.slot.take()
             )
         }
+        // The slot goes to the next ready procedure now: what follows is bookkeeping and hooks.
+        slot?.didFinish()
         // Released here, outside the lock: the last reference may run a user's deinit.
         _ = consume formerDependencies
         if ProcedureInstrumentation.isActive {
             ProcedureInstrumentation.record(.finished(errors: errors, cancelled: cancelled), self)
         }
-        // The only way corelibs' OperationQueue learns an asynchronous operation finished;
-        // sent after storing the state and outside our lock.
-        #if canImport(Darwin)
-            willChangeValue(forKey: "isExecuting")
-            didChangeValue(forKey: "isExecuting")
-        #endif
+        // How corelibs learns that an asynchronous operation finished: a plain OperationQueue
+        // running this procedure, plain operations depending on it and `waitUntilFinished()`
+        // all wait for it. Sent after storing the state and outside our lock.
         didChangeValue(forKey: "isFinished")
+        // Waiters are released only now, once Foundation knows too: a plain operation that
+        // depends on this procedure (through Foundation) is ready only from here.
+        let waiters = lock.withLock { () -> [Procedure] in
+            state.waitersReleased = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
         for waiter in waiters { waiter.dependencyDidFinish() }
         for dependent in listeners where !dependent.isEnqueued {
             // Not claimed by a ProcedureQueue: in a plain OperationQueue, which only re-reads
@@ -158,14 +167,14 @@ extension Procedure {
         for observer in finalObservers { observer.didFinish(self, errors: errors) }
         // Last, so a group counts this child done only after its did-finish observers ran:
         // they may still add children to the group, or cancel it.
-        queue?.procedureDidFinish(self, errors: errors)
+        owner?.procedureDidFinish(self, errors: errors)
     }
 
     private func handleProduce(_ operation: Operation) {
         if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.willProduce(operation), self) }
         for observer in observers { observer.procedure(self, willAdd: operation) }
-        let queue = lock.withLock { state.queue }
-        queue?.addOperation(operation)
+        let owner = lock.withLock { state.owner }
+        owner?.addProduced(operation)
         for observer in observers { observer.procedure(self, didAdd: operation) }
     }
 }

@@ -251,7 +251,8 @@ open class Procedure: Operation, @unchecked Sendable {
 
     // MARK: - Starting
 
-    /// Runs the procedure. Its queue calls this; you normally never do.
+    /// Runs the procedure. A plain `OperationQueue` calls this; a ``ProcedureQueue`` and a
+    /// ``GroupProcedure`` start their procedures themselves, and you normally never call it.
     ///
     /// Called by hand on a procedure that belongs to no queue, it runs it as Foundation
     /// would, waiting first for its procedure dependencies (without blocking). Called on a
@@ -259,53 +260,35 @@ open class Procedure: Operation, @unchecked Sendable {
     /// `Operation` dependencies finished, it is ignored and reported as
     /// ``ProcedureMisuse/Kind/startedOutsideQueue``.
     public final override func start() {
-        enum Decision { case run, misuse, claimAndWait }
-        // Only the queue that owns a ready procedure may start it; corelibs makes that queue
-        // `current` while it calls start(). (Read before locking: it is Foundation's code.)
-        let caller = OperationQueue.current
-        let decision: Decision = lock.withLock {
-            switch state.phase {
-            case .ready:
-                guard let owner = state.queue, Self.isStarted(by: owner, caller: caller) else { return .misuse }
-                state.phase = .started
-                return .run
-            case .initial:
-                return .claimAndWait
-            default:
-                return .misuse
-            }
-        }
-        switch decision {
-        case .run:
-            #if canImport(Darwin)
-                willChangeValue(forKey: "isExecuting")
-                didChangeValue(forKey: "isExecuting")
-            #endif
-            send(.start)
-        case .claimAndWait:
-            // Foundation tracks plain-Operation dependencies and starts a procedure only once
-            // they have finished; called by hand before that, there is nothing to wait on.
-            guard super.isReady || isCancelled else {
-                ProcedureMisuse.report(
-                    .startedOutsideQueue,
-                    "start() was called by hand on \(displayName) before its plain Operation dependencies finished; the call was ignored. Add it to a ProcedureQueue instead.",
-                    subject: self)
-                return
-            }
-            if case .claimed = claim(queue: nil, then: .start) { return }
+        guard isInitial else {
             reportStartMisuse()
-        case .misuse:
-            reportStartMisuse()
+            return
         }
+        // Foundation tracks plain-Operation dependencies and starts a procedure only once
+        // they have finished; called by hand before that, there is nothing to wait on.
+        guard super.isReady || isCancelled else {
+            ProcedureMisuse.report(
+                .startedOutsideQueue,
+                "start() was called by hand on \(displayName) before its plain Operation dependencies finished; the call was ignored. Add it to a ProcedureQueue instead.",
+                subject: self)
+            return
+        }
+        if case .claimed = claim(owner: nil) { return }
+        reportStartMisuse()
     }
 
-    /// True if `caller` (`OperationQueue.current` in `start()`) is `owner` at work. corelibs
-    /// answers `.main` on the main thread, so a queue running on `DispatchQueue.main` counts too.
-    private static func isStarted(by owner: ProcedureQueue, caller: OperationQueue?) -> Bool {
-        if caller === owner { return true }
-        // (DispatchQueue has no stable identity on Linux: compare the main queue by label.)
-        return caller === OperationQueue.main && Thread.isMainThread
-            && owner.underlyingQueue?.label == DispatchQueue.main.label
+    private var isInitial: Bool { lock.withLock { state.phase == .initial } }
+
+    /// Runs the procedure on a slot of `scheduler`, which its owner gave it once it was ready.
+    /// The slot is given back when the procedure has finished.
+    func run(scheduledBy scheduler: ProcedureScheduler) {
+        let owner = lock.withLock { () -> (any ProcedureOwner)? in
+            precondition(state.phase == .ready, "internal error: a procedure was scheduled in phase \(state.phase)")
+            state.phase = .started
+            state.slot = scheduler
+            return state.owner
+        }
+        CurrentOwner.with(owner) { send(.start) }
     }
 
     private func reportStartMisuse() {
@@ -373,7 +356,7 @@ open class Procedure: Operation, @unchecked Sendable {
         // on another thread cannot slip in between and leave the produce event with no queue.
         var running = false
         send { state in
-            running = state.queue != nil && (state.phase == .started || state.phase == .executing)
+            running = state.owner != nil && (state.phase == .started || state.phase == .executing)
                 && !state.hasBegunFinishing
             return running ? .produce(operation) : nil
         }
@@ -404,7 +387,11 @@ open class Procedure: Operation, @unchecked Sendable {
         }
         let accepted = lock.withLock { () -> Bool in
             guard state.phase == .initial else { return false }
-            if let procedure = operation as? Procedure { state.dependencies.append(procedure) }
+            if let procedure = operation as? Procedure {
+                state.dependencies.append(procedure)
+            } else {
+                state.hasPlainDependencies = true
+            }
             return true
         }
         guard accepted else {

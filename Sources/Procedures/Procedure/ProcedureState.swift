@@ -6,7 +6,8 @@ enum ProcedurePhase: UInt8, Comparable {
     case initial
     /// Claimed by a queue (or started by hand) but waiting for dependencies to finish.
     case waiting
-    /// Ready: handed to the underlying `OperationQueue`, which will call `start()`.
+    /// Ready: handed to its owner's scheduler (which will run it when a slot is free), or
+    /// about to be started by whoever called `start()`.
     case ready
     /// `start()` was accepted; the start events are queued or running.
     case started
@@ -30,8 +31,8 @@ enum CancellationPhase: UInt8 {
 
 /// What to do once a waiting procedure becomes ready.
 enum ReadyAction {
-    /// Hand it to this queue's underlying `OperationQueue`.
-    case enqueue(ProcedureQueue)
+    /// Hand it to its owner's scheduler, which runs it when a slot is free.
+    case schedule(ProcedureScheduler)
     /// `start()` was already called (by hand, or by a plain `OperationQueue`): run it.
     case start
     /// Dependencies finished but conditions or exclusivity still hold it back: check them
@@ -53,15 +54,22 @@ struct ProcedureState {
     var observers: [any ProcedureObserver] = []
     var name: String?
 
-    /// The queue that owns the procedure (set when added, cleared when finished).
-    var queue: ProcedureQueue?
+    /// The queue or group that owns the procedure (set when added, cleared when finished).
+    var owner: (any ProcedureOwner)?
+    /// The scheduler whose slot the procedure holds while it runs (given back when it finishes).
+    var slot: ProcedureScheduler?
     /// Procedures this one depends on (what `addDependency` recorded).
     var dependencies: [Procedure] = []
-    /// How many of those have not finished yet, while waiting.
+    /// Set once a plain `Operation` dependency was added (Foundation records those).
+    var hasPlainDependencies = false
+    /// How many of those (and of the plain ones) have not finished yet, while waiting.
     var unfinishedDependencies = 0
     var readyAction: ReadyAction?
     /// Procedures waiting on this one; told when it finishes.
     var waiters: [Procedure] = []
+    /// Set once the waiters were told of the finish (after Foundation was): later waiters
+    /// find the procedure finished.
+    var waitersReleased = false
     /// Dependents outside any ProcedureQueue that asked for `isReady` (a plain
     /// `OperationQueue` does when they are added to it): they hear `isReady` change when this
     /// procedure finishes, since such a queue re-reads it only when told.

@@ -148,13 +148,13 @@ final class GroupProcedureTests: MisuseRecordingTestCase {
         XCTAssertEqual(group.children.count, 6)
     }
 
-    /// A child can reach the group's queue as `OperationQueue.current`; a barrier added there
+    /// A child can reach the group's queue as `ProcedureQueue.current`; a barrier added there
     /// becomes a child too, so the group waits for it.
     func testBarrierOnTheGroupsQueueIsWaitedForByTheGroup() {
         let barrierRan = LockedBox(false)
         let sibling = TestProcedure(name: "sibling")
         let child = BlockProcedure {
-            guard let queue = OperationQueue.current as? ProcedureQueue else {
+            guard let queue = ProcedureQueue.current as? ProcedureQueue else {
                 XCTFail("a child runs on the group's ProcedureQueue")
                 return
             }

@@ -130,7 +130,7 @@ final class ConditionTests: MisuseRecordingTestCase {
         let log = LockedBox<[String]>([])
         let queue = ProcedureQueue()
         let produced = BlockProcedure {
-            log.mutate { $0.append(OperationQueue.current === queue ? "produced on queue" : "produced elsewhere") }
+            log.mutate { $0.append(ProcedureQueue.current === queue ? "produced on queue" : "produced elsewhere") }
         }
         let condition = LoggingCondition("condition", log: log)
         condition.produceDependency(produced)

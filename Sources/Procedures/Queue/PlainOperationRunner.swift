@@ -1,0 +1,49 @@
+import Foundation
+
+/// Runs a plain `Operation` added to a ``ProcedureQueue`` or a ``GroupProcedure``: a
+/// procedure that waits for the operation's dependencies, starts it on a slot of the owner's
+/// scheduler (so plain operations and procedures share one width), and finishes when the
+/// operation has. It is internal: the owner reports the plain operation, never the runner,
+/// to delegates and observers.
+final class PlainOperationRunner: Procedure, @unchecked Sendable {
+    // @unchecked: `operation` is immutable (and itself Sendable).
+    let operation: Operation
+
+    init(_ operation: Operation) {
+        self.operation = operation
+        super.init()
+    }
+
+    /// Makes the operation's dependencies the runner's (procedures are followed by the
+    /// library, plain operations through their completion). Called by the owner once it has
+    /// added what the operation must wait for (a pending barrier), right before claiming it.
+    func adoptOperationDependencies() {
+        for dependency in operation.dependencies {
+            if let procedure = dependency as? Procedure {
+                addDependency(procedure)
+            } else {
+                addDependency(dependency)
+            }
+        }
+    }
+
+    override var displayName: String { operation.name ?? String(describing: type(of: operation)) }
+
+    override func execute() {
+        runOperation()
+    }
+
+    /// Cancelled (by ``ProcedureQueue/cancelAllOperations()``, which cancels the operation
+    /// too): Foundation still starts a cancelled operation, which then finishes at once, so
+    /// that whoever waits for it goes on.
+    override func startWhileCancelled() {
+        runOperation()
+    }
+
+    private func runOperation() {
+        // Watched before it starts: an asynchronous operation may finish on another thread
+        // at any moment after `start()`.
+        PlainOperationWatch.whenFinished(operation) { [self] in finishAutomatically() }
+        operation.start()
+    }
+}

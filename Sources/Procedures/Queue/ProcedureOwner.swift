@@ -1,0 +1,65 @@
+import Foundation
+import ProceduresSupport
+
+/// What a procedure belongs to while it is enqueued: a ``ProcedureQueue`` or a
+/// ``GroupProcedure`` (whose children need no Foundation queue). The procedure asks its owner
+/// for a slot when it is ready (through the owner's scheduler) and tells it when it finishes;
+/// it never calls back into the owner for anything else.
+protocol ProcedureOwner: AnyObject, Sendable {
+    /// Starts the owner's ready procedures within its width.
+    var scheduler: ProcedureScheduler { get }
+
+    /// Adds an operation that one of the owner's procedures produced (or that a condition
+    /// of one of them needs): it belongs to the same owner.
+    func addProduced(_ operation: Operation)
+
+    /// One of the owner's procedures begins finishing (its will-finish hooks have run).
+    func procedureWillFinish(_ procedure: Procedure, errors: [any Error])
+
+    /// One of the owner's procedures has finished and its did-finish hooks have run.
+    func procedureDidFinish(_ procedure: Procedure, errors: [any Error])
+
+    /// The queue that ``ProcedureQueue/current`` answers inside the owner's procedures.
+    var queueFacade: ProcedureQueue { get }
+}
+
+/// Which owner's procedure the current thread is running (for ``ProcedureQueue/current``).
+enum CurrentOwner {
+    final class Slot {
+        var owner: (any ProcedureOwner)?
+    }
+
+    static let perThread = PerThread { Slot() }
+
+    /// Runs `body` with `owner` as the current thread's owner, restoring the previous one
+    /// after (callbacks nest when a procedure starts another inline).
+    @inline(__always)
+    static func with<T>(_ owner: (any ProcedureOwner)?, _ body: () -> T) -> T {
+        let slot = perThread.current
+        let previous = slot.owner
+        slot.owner = owner
+        defer { slot.owner = previous }
+        return body()
+    }
+}
+
+extension ProcedureOwner {
+    /// Claims `procedure` for this owner, reporting a procedure that cannot be adopted;
+    /// true if it now belongs to this owner.
+    func claim(_ procedure: Procedure) -> Bool {
+        let kind: ProcedureMisuse.Kind
+        let what: String
+        switch procedure.claim(owner: self) {
+        case .claimed:
+            return true
+        case .alreadyInThisQueue:
+            (kind, what) = (.addedTwice, "was added twice to the same queue (or group); the second add was ignored.")
+        case .inAnotherQueue, .started:
+            (kind, what) = (.addedToSecondQueue, "already belongs to another queue or group (or was started by hand); a procedure runs on exactly one queue. The add was ignored; create a new procedure instead.")
+        case .finished:
+            (kind, what) = (.addedAfterFinishing, "has already finished and cannot run again; the add was ignored. Create a new procedure instead.")
+        }
+        ProcedureMisuse.report(kind, "\(procedure.displayName) \(what)", subject: procedure)
+        return false
+    }
+}
