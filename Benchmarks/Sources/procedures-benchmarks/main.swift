@@ -8,11 +8,13 @@ let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
 let scenarios: [Scenario] =
     [
         S1Throughput.scenario,
+        S1tTaskGroup.scenario,
         L1Logging.scenario,
         S2Chain.scenario,
         S2Chain.rawQueue,
         S3FanOutFanIn.scenario,
         S4Group.scenario,
+        G1Groups.scenario,
         S5CancelLatency.scenario,
         S6GroupCancel.scenario,
         S7Memory.scenario,

@@ -176,6 +176,10 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         }
     }
 
+    /// True once a child asked for ``ProcedureQueue/current`` (the only thing that makes a
+    /// group create a Foundation queue); for tests.
+    package var hasQueueFacade: Bool { groupLock.withLock { group.facade != nil } }
+
     /// What ``ProcedureQueue/current`` answers inside a child: a queue whose operations become
     /// the group's children. Made only when asked for.
     var queueFacade: ProcedureQueue {
