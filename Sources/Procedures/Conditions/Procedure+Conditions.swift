@@ -17,7 +17,7 @@ extension Procedure {
     /// call is ignored and reported as ``ProcedureMisuse/Kind/conditionAddedAfterEnqueue``.
     public final func addCondition(_ condition: Condition) {
         let accepted = lock.withLock { () -> Bool in
-            guard state.phase == .initial else { return false }
+            guard state.lifecycle.addGate() else { return false }
             if let gate = state.gate {
                 gate.conditions.append(condition)
             } else {
@@ -25,7 +25,6 @@ extension Procedure {
                 gate.conditions.append(condition)
                 state.gate = gate
             }
-            state.gateStage = .closed
             return true
         }
         if !accepted {
@@ -61,10 +60,7 @@ extension Procedure {
 
     /// The conditions were satisfied and the categories are held: the procedure is ready.
     func conditionGateDidOpen() {
-        let action = lock.withLock { () -> ReadyAction? in
-            state.gateStage = .open
-            return state.becomeReadyIfPossible()
-        }
+        let action = lock.withLock { state.lifecycle.gateOpened() }
         if case .start = action {
             // Started by hand: start on another thread rather than nest inside whatever
             // completed the last condition (a dependency's finish, another procedure's release).
@@ -77,7 +73,7 @@ extension Procedure {
 
     /// What the procedure's conditions wait for, while it waits.
     var conditionGateSummary: String? {
-        let gate = lock.withLock { state.phase == .waiting && state.gateStage == .checking ? state.gate : nil }
+        let gate = lock.withLock { state.lifecycle.isCheckingGate ? state.gate : nil }
         return gate?.summary
     }
 }

@@ -8,7 +8,7 @@ extension Procedure {
     /// decided and whether the caller must then call `drainEvents()`.
     func requestCancelWithoutHandling(errors: [any Error]) -> CancelRequestOutcome {
         lock.withLock {
-            guard state.requestCancel(errors: errors) == .post else { return .notDecided }
+            guard state.lifecycle.requestCancel(errors: errors) == .post else { return .notDecided }
             return state.mailbox.post(.cancel(errors: errors)) ? .decidedMustDrain : .decided
         }
     }

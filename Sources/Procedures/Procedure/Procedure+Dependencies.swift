@@ -15,7 +15,12 @@ extension Procedure {
 
     // MARK: - Waiting for dependencies
 
-    enum ClaimResult {
+    /// A refused claim, as an `Error` so that it can travel in a `Result`.
+    struct ClaimFailure: Error {
+        let result: ClaimResult
+    }
+
+    enum ClaimResult: Sendable {
         case claimed
         case alreadyInThisQueue
         case inAnotherQueue
@@ -28,25 +33,19 @@ extension Procedure {
     /// (possibly before this returns) it asks the owner's scheduler for a slot, or, without
     /// an owner, starts. Returns what happened; it never calls back into the owner.
     func claim(owner: (any ProcedureOwner)?) -> ClaimResult {
-        let action: ReadyAction = owner.map { .schedule($0.scheduler) } ?? .start
-        let claimed = lock.withLock { () -> [Procedure]? in
-            guard state.phase == .initial else { return nil }
-            state.phase = .waiting
-            state.owner = owner
-            state.readyAction = action
-            // One extra count holds the gate shut while we register with the dependencies,
-            // so a dependency finishing meanwhile cannot open it early.
-            state.unfinishedDependencies = state.dependencies.count + 1
-            return state.dependencies
-        }
-        guard let dependencies = claimed else {
-            return lock.withLock {
-                if state.phase == .finished { return .finished }
-                if let current = state.owner {
-                    return current === owner ? .alreadyInThisQueue : .inAnotherQueue
-                }
-                return .started
+        let claimed = lock.withLock { () -> Result<([Procedure], Bool), ClaimFailure> in
+            // The claim's own extra count holds the procedure while it registers with its
+            // dependencies, so a dependency finishing meanwhile cannot release it early.
+            switch state.lifecycle.claim(owner: owner, dependencies: state.dependencies.count) {
+            case .claimed: return .success((state.dependencies, state.hasPlainDependencies))
+            case .refused(let result): return .failure(ClaimFailure(result: result))
             }
+        }
+        let dependencies: [Procedure]
+        let hasPlainDependencies: Bool
+        switch claimed {
+        case .success(let value): (dependencies, hasPlainDependencies) = value
+        case .failure(let failure): return failure.result
         }
         if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.enqueued, self, owner: owner) }
         var alreadyFinished = 1  // the gate's own count
@@ -55,10 +54,9 @@ extension Procedure {
         }
         // Plain operations this one depends on: a plain OperationQueue starting it has waited
         // for them already; for everyone else they are watched through their completion.
-        if owner != nil { waitForPlainDependencies() }
+        if owner != nil && hasPlainDependencies { waitForPlainDependencies() }
         let (readyAction, stillWaiting) = lock.withLock {
-            state.unfinishedDependencies -= alreadyFinished
-            return (state.becomeReadyIfPossible(), state.phase == .waiting)
+            (state.lifecycle.dependenciesFinished(alreadyFinished), state.phase == .waiting)
         }
         if stillWaiting { Procedure.checkForCycle(through: self) }
         perform(readyAction)
@@ -68,9 +66,8 @@ extension Procedure {
     /// Counts the unfinished plain-Operation dependencies as unfinished dependencies and
     /// watches each for its finish.
     private func waitForPlainDependencies() {
-        guard lock.withLock({ state.hasPlainDependencies }) else { return }
         for operation in super.dependencies where !operation.isFinished {
-            lock.withLock { state.unfinishedDependencies += 1 }
+            lock.withLock { state.lifecycle.dependencyAdded() }
             PlainOperationWatch.whenFinished(operation) { [self] in dependencyDidFinish() }
         }
     }
@@ -94,10 +91,7 @@ extension Procedure {
 
     /// One of this procedure's dependencies finished.
     func dependencyDidFinish() {
-        let action = lock.withLock { () -> ReadyAction? in
-            state.unfinishedDependencies -= 1
-            return state.becomeReadyIfPossible()
-        }
+        let action = lock.withLock { state.lifecycle.dependenciesFinished() }
         if case .start = action {
             // Started by hand and now ready: start on another thread. Starting here, inside
             // the dependency's finish, would nest one stack frame per link of a chain.

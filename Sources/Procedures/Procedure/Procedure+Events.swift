@@ -48,10 +48,7 @@ extension Procedure {
     private func handleCancel(errors: [any Error]) {
         procedureWillCancel(withErrors: errors)
         for observer in observers { observer.willCancel(self, errors: errors) }
-        let readyAction = lock.withLock { () -> ReadyAction? in
-            state.cancellation = .cancelled
-            return state.becomeReadyIfPossible()
-        }
+        let readyAction = lock.withLock { state.lifecycle.cancelHandled() }
         // Foundation's own flag, so a plain OperationQueue holding this procedure (or waiting
         // on plain-Operation dependencies for it) treats it as ready.
         super.cancel()
@@ -64,11 +61,7 @@ extension Procedure {
 
     private func handleStart() {
         if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.started, self) }
-        enum Next { case run, finish, cancelled }
-        let next: Next = lock.withLock {
-            if state.finishErrors != nil { return .finish }
-            return state.cancellation == .cancelled ? .cancelled : .run
-        }
+        let (next, observers) = lock.withLock { (state.lifecycle.startDecision, state.observers) }
         switch next {
         case .finish: post(.finish)
         case .cancelled: startWhileCancelled()
@@ -81,19 +74,10 @@ extension Procedure {
     }
 
     private func handleExecute() {
-        enum Next { case execute, skip, cancelled }
-        var owner: (any ProcedureOwner)?
-        let next: Next = lock.withLock {
-            guard state.phase == .started, state.finishErrors == nil else { return .skip }
-            if state.cancellation == .cancelled { return .cancelled }
-            state.phase = .executing
-            owner = state.owner
-            return .execute
-        }
-        switch next {
+        switch lock.withLock({ state.lifecycle.beginExecuting() }) {
         case .skip: return
         case .cancelled: startWhileCancelled()
-        case .execute:
+        case .execute(let owner):
             let recording = ProcedureInstrumentation.isActive
             if recording { ProcedureInstrumentation.record(.executing, self) }
             // `ProcedureQueue.current` answers the owner inside `execute()`, on whichever
@@ -105,24 +89,17 @@ extension Procedure {
     }
 
     private func handleFinish() {
-        let claimed = lock.withLock { () -> [any Error]? in
-            // A finish racing the start of an already-finished-before-start procedure can
-            // queue this event twice; the first one wins.
-            guard state.phase < .finishing else { return nil }
-            state.phase = .finishing
-            state.errors.append(contentsOf: state.finishErrors ?? [])
-            return state.errors
-        }
-        guard let errors = claimed else { return }
+        // A finish racing the start of an already-finished-before-start procedure can queue
+        // this event twice; the first one wins.
+        guard let (errors, owner, observers) = lock.withLock({ () -> ([any Error], (any ProcedureOwner)?, [any ProcedureObserver])? in
+            state.lifecycle.beginFinishing().map { ($0.errors, $0.owner, state.observers) }
+        }) else { return }
         procedureWillFinish(withErrors: errors)
         for observer in observers { observer.willFinish(self, errors: errors) }
-        let owner = lock.withLock { state.owner }
         owner?.procedureWillFinish(self, errors: errors)
 
         willChangeValue(forKey: "isFinished")  // KVO on Apple platforms; nothing on corelibs
-        let (listeners, finalObservers, cancelled, formerDependencies, slot) = lock.withLock {
-            state.phase = .finished
-            state.owner = nil
+        let (listeners, finalObservers, (slot, cancelled), formerDependencies) = lock.withLock {
             defer {
                 state.readinessListeners = []
                 state.observers = []
@@ -130,10 +107,7 @@ extension Procedure {
                 // link instead of by one deep recursion of deinits.
                 state.dependencies = []
             }
-            return (
-                state.readinessListeners, state.observers, state.cancellation == .cancelled,
-                state.dependencies, state.slot.take()
-            )
+            return (state.readinessListeners, state.observers, state.lifecycle.finish(), state.dependencies)
         }
         // The slot goes to the next ready procedure now: what follows is bookkeeping and hooks.
         slot?.didFinish()

@@ -46,13 +46,17 @@ import ProceduresSupport
 ///   finish promptly.
 /// - Finished twice: the second call is ignored and reported to ``ProcedureMisuse``.
 open class Procedure: Operation, @unchecked Sendable {
-    // @unchecked: every mutable field lives in `state`, read and written only under `lock`.
+    // @unchecked: `state` and `instrumentation` are read and written only under `lock`;
+    // `memberIndex` only under the lock of the queue that holds the procedure.
     let lock = Lock()
     // Always accessed under `lock`, so Swift's dynamic exclusivity checks (about 100
     // instructions each, a dozen times per procedure) add nothing but cost.
     @exclusivity(unchecked) var state = ProcedureState()
     /// Its number, creation time, group and producer for logs and traces (under `lock`).
     @exclusivity(unchecked) var instrumentation = InstrumentationFields()
+    /// Where the procedure sits in its ``ProcedureQueue``'s list of members: guarded by that
+    /// queue's lock, not this procedure's.
+    @exclusivity(unchecked) var memberIndex = -1
 
     /// A procedure; subclasses set themselves up and call `super.init()`.
     public override init() {
@@ -202,7 +206,7 @@ open class Procedure: Operation, @unchecked Sendable {
     func requestFinish(errors: [any Error], onAccepted: () -> Void = {}) -> Bool {
         var accepted = true
         send { state in
-            switch state.requestFinish(errors: errors) {
+            switch state.lifecycle.requestFinish(errors: errors) {
             case .duplicate:
                 accepted = false
                 return nil
@@ -243,7 +247,7 @@ open class Procedure: Operation, @unchecked Sendable {
     public final func cancel(withErrors errors: [any Error]) {
         var decided = false
         send { state in
-            decided = state.requestCancel(errors: errors) == .post
+            decided = state.lifecycle.requestCancel(errors: errors) == .post
             return decided ? .cancel(errors: errors) : nil
         }
         if decided { cancellationWasRequested(errors: errors) }
@@ -282,12 +286,7 @@ open class Procedure: Operation, @unchecked Sendable {
     /// Runs the procedure on a slot of `scheduler`, which its owner gave it once it was ready.
     /// The slot is given back when the procedure has finished.
     func run(scheduledBy scheduler: ProcedureScheduler) {
-        let owner = lock.withLock { () -> (any ProcedureOwner)? in
-            precondition(state.phase == .ready, "internal error: a procedure was scheduled in phase \(state.phase)")
-            state.phase = .started
-            state.slot = scheduler
-            return state.owner
-        }
+        let owner = lock.withLock { state.lifecycle.startScheduled(slot: scheduler) }
         CurrentOwner.with(owner) { send(.start) }
     }
 
@@ -301,12 +300,7 @@ open class Procedure: Operation, @unchecked Sendable {
     /// Moves a procedure that became ready through its `ready` phase into `started`, for the
     /// "started by hand, waited for dependencies" path.
     func startAfterWaiting() {
-        let run = lock.withLock { () -> Bool in
-            guard state.phase == .ready else { return false }
-            state.phase = .started
-            return true
-        }
-        if run { send(.start) }
+        if lock.withLock({ state.lifecycle.startUnscheduled() }) { send(.start) }
     }
 
     // Hooks for subclasses in this package. Each means the same for any procedure; groups are
@@ -356,8 +350,7 @@ open class Procedure: Operation, @unchecked Sendable {
         // on another thread cannot slip in between and leave the produce event with no queue.
         var running = false
         send { state in
-            running = state.owner != nil && (state.phase == .started || state.phase == .executing)
-                && !state.hasBegunFinishing
+            running = state.lifecycle.canProduce
             return running ? .produce(operation) : nil
         }
         guard running else {

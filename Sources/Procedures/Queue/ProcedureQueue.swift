@@ -36,15 +36,19 @@ import ProceduresSupport
 ///   Foundation stops the process when an operation it already holds is enqueued again, and
 ///   offers no way to tell that a plain queue holds it.
 open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
-    // @unchecked: `members`, `storedDelegate`, `pendingBarrier` and `idleWaiters` are guarded
-    // by `lock`; `scheduler` is immutable and locks for itself; `idle` is an NSCondition used
+    // @unchecked: `members`, `plainMembers`, `storedDelegate`, `pendingBarrier`, `idleWaiters`
+    // and each member's `memberIndex` are guarded by `lock`; `scheduler` is immutable and locks for itself; `idle` is an NSCondition used
     // only to wake `waitUntilAllOperationsAreFinished`. (The lock also makes the runtime's
     // exclusivity checks redundant: where they showed in profiles they are off.)
     private let lock = Lock()
     let scheduler: ProcedureScheduler
-    /// Every unfinished operation added to the queue, keyed by the operation the user added
-    /// (a plain operation's entry is the runner that starts it).
-    @exclusivity(unchecked) private var members: [ObjectIdentifier: Procedure] = [:]
+    /// Every unfinished operation added to the queue (a plain operation's entry is the runner
+    /// that starts it). Each member knows its index, so removal is a swap with the last: no
+    /// hashing on the hot path.
+    @exclusivity(unchecked) private var members: [Procedure] = []
+    /// The runners of the plain operations among them, by operation (plain operations are
+    /// rare; the table catches a second add of one).
+    @exclusivity(unchecked) private var plainMembers: [ObjectIdentifier: PlainOperationRunner] = [:]
     private weak var storedDelegate: (any ProcedureQueueDelegate)?
     /// The last barrier block's procedure; operations added after it depend on it. It depends
     /// on every earlier operation, including the previous barrier.
@@ -162,15 +166,16 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
             }
             procedure = PlainOperationRunner(operation)
         }
-        let key = ObjectIdentifier(operation)
         // Recorded as a member and reading the barrier in one critical section with
         // `addBarrierBlock`'s: an operation is either seen by a new barrier (and comes before
         // it) or sees it (and comes after).
         let added = lock.withLock { () -> ((any ProcedureQueueDelegate)?, BarrierProcedure?)? in
-            // A plain operation's second add would start it twice (Foundation stops the
-            // process then); a procedure's is reported by its claim.
-            if procedure !== operation, members[key] != nil { return nil }
-            members[key] = procedure
+            if let runner = procedure as? PlainOperationRunner {
+                // A plain operation's second add would start it twice (Foundation stops the
+                // process then); a procedure's is reported by its claim.
+                guard plainMembers.updateValue(runner, forKey: ObjectIdentifier(operation)) == nil else { return nil }
+            }
+            insertMember(procedure)
             return (storedDelegate, pendingBarrier)
         }
         guard let (delegate, barrier) = added else {
@@ -184,11 +189,34 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         if let barrier { operation.addDependency(barrier) }
         (procedure as? PlainOperationRunner)?.adoptOperationDependencies()
         guard claim(procedure) else {
-            lock.withLock { if members[key] === procedure { members[key] = nil } }
+            lock.withLock { removeMember(procedure, adoptedElsewhere: true) }
             return false
         }
         delegate?.procedureQueue(self, didAdd: operation)
         return true
+    }
+
+    /// Under `lock`.
+    private func insertMember(_ procedure: Procedure) {
+        procedure.memberIndex = members.count
+        members.append(procedure)
+    }
+
+    /// Under `lock`. `adoptedElsewhere`: the add failed, and the procedure's index may be
+    /// another queue's (two queues raced to add it): look for it instead (a misuse's cost).
+    private func removeMember(_ procedure: Procedure, adoptedElsewhere: Bool) {
+        if let runner = procedure as? PlainOperationRunner { plainMembers[ObjectIdentifier(runner.operation)] = nil }
+        var index = procedure.memberIndex
+        if adoptedElsewhere || !(index >= 0 && index < members.count && members[index] === procedure) {
+            guard let found = members.lastIndex(where: { $0 === procedure }) else { return }
+            index = found
+        }
+        let last = members.removeLast()
+        if index < members.count {
+            members[index] = last
+            last.memberIndex = index
+        }
+        if !adoptedElsewhere { procedure.memberIndex = -1 }
     }
 
     // MARK: - Finishing
@@ -203,7 +231,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     func procedureDidFinish(_ procedure: Procedure, errors: [any Error]) {
         let operation = (procedure as? PlainOperationRunner)?.operation ?? procedure
         let (wake, delegate) = lock.withLock { () -> (Bool, (any ProcedureQueueDelegate)?) in
-            members[ObjectIdentifier(operation)] = nil
+            removeMember(procedure, adoptedElsewhere: false)
             if pendingBarrier === procedure { pendingBarrier = nil }
             return (members.isEmpty && idleWaiters > 0, storedDelegate)
         }
@@ -228,18 +256,18 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
 
     /// The operations added to the queue that have not finished, in no particular order.
     public var unfinishedOperations: [Operation] {
-        lock.withLock { members.values.map { ($0 as? PlainOperationRunner)?.operation ?? $0 } }
+        lock.withLock { members.map { ($0 as? PlainOperationRunner)?.operation ?? $0 } }
     }
 
     /// How many procedures wait in this queue for their dependencies or conditions.
     public var waitingProcedureCount: Int {
-        lock.withLock { Array(members.values) }.reduce(0) { $0 + ($1.isWaiting ? 1 : 0) }
+        lock.withLock { members }.reduce(0) { $0 + ($1.isWaiting ? 1 : 0) }
     }
 
     /// Cancels every unfinished operation in the queue, including waiting procedures and
     /// pending barriers (whose blocks then do not run).
     open override func cancelAllOperations() {
-        let unfinished = lock.withLock { Array(members.values) }
+        let unfinished = lock.withLock { members }
         for procedure in unfinished {
             if let runner = procedure as? PlainOperationRunner { runner.operation.cancel() }
             procedure.cancel()
@@ -265,9 +293,9 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         let (previous, earlier) = lock.withLock { () -> (BarrierProcedure?, [Procedure]) in
             defer {
                 pendingBarrier = procedure
-                members[ObjectIdentifier(procedure)] = procedure
+                insertMember(procedure)
             }
-            return (pendingBarrier, Array(members.values))
+            return (pendingBarrier, members)
         }
         _ = consume previous  // released outside the lock: it may hold the last reference to user state
         procedure.addDependencies(earlier)

@@ -2,35 +2,45 @@ import Dispatch
 import Foundation
 import ProceduresSupport
 
-/// Hands ready work to Dispatch within a width: the part of a queue that decides *when* a
-/// ready procedure runs (a plain operation runs inside a procedure that
-/// wraps it, so it shares the width). Both ``ProcedureQueue`` and ``GroupProcedure``
-/// own one; neither goes through Foundation's `OperationQueue` machinery.
+/// Hands ready procedures to Dispatch within a width: the part of a queue that decides *when*
+/// a ready procedure runs (a plain operation runs inside a procedure that wraps it, so it
+/// shares the width). Both ``ProcedureQueue`` and ``GroupProcedure`` own one; neither goes
+/// through Foundation's `OperationQueue` machinery.
 ///
-/// - Width: at most `width` pieces of work hold a slot at once (-1: no limit). A procedure
-///   holds its slot from the moment it is started until it has finished.
-/// - Order: among waiting work, higher `queuePriority` first, FIFO within a priority.
+/// - Width: at most `width` procedures hold a slot at once (-1: no limit). A procedure holds
+///   its slot from the moment it is started until it has finished.
+/// - Order: among waiting procedures, higher `queuePriority` first, FIFO within a priority.
 /// - Suspension: while suspended nothing new starts (running work carries on); condition
 ///   checks that would start meanwhile are parked here and resumed with the scheduler.
 /// - Where: on `underlyingQueue` when one is set, else on the global queue of the mapped QoS.
 ///
-/// Every operation is O(1) (amortised); no lock is held while work is started, and nothing
-/// here blocks a thread.
+/// Ready procedures are started by *drain loops*: a block on the target queue that starts
+/// waiting procedures one after another while slots are free. A loop that takes a procedure
+/// while more wait makes sure another loop is on its way (at most one is ever pending), so
+/// work spreads over as many threads as Dispatch lends, and a procedure that blocks its
+/// thread never keeps the others from starting; a loop hands its thread back after a few
+/// dozen procedures. So most procedures cost no Dispatch block of their own.
+///
+/// Every operation is O(1) (amortised); no lock is held while a procedure is started, and
+/// nothing here blocks a thread.
 final class ProcedureScheduler: @unchecked Sendable {
-    // @unchecked: every mutable field is guarded by `lock`, except `target`, which is read
-    // without it on the hot path: it is a reference written under the lock and only changed
-    // while nothing runs (as Foundation requires for `underlyingQueue`).
+    // @unchecked: every mutable field is guarded by `lock`.
     private let lock = Lock()
     @exclusivity(unchecked) private var width: Int
     @exclusivity(unchecked) private var running = 0
     @exclusivity(unchecked) private var suspended: Bool
     @exclusivity(unchecked) private var lastDecision = Int.min
     @exclusivity(unchecked) private var waiting = ReadyLine()
+    /// Drain loops dispatched but not yet running (0 or 1).
+    @exclusivity(unchecked) private var pendingLoops = 0
     /// Procedures whose condition checks wait for the scheduler to resume.
     @exclusivity(unchecked) private var parkedGates: [Procedure] = []
     @exclusivity(unchecked) private(set) var underlyingQueue: DispatchQueue?
     @exclusivity(unchecked) private(set) var qualityOfService: QualityOfService = .default
     @exclusivity(unchecked) private var target: DispatchQueue = .global()
+
+    /// How many procedures a drain loop starts before it gives its thread back.
+    private static let loopBudget = 64
 
     init(width: Int = -1, suspended: Bool = false) {
         self.width = width
@@ -39,37 +49,37 @@ final class ProcedureScheduler: @unchecked Sendable {
 
     // MARK: - Settings
 
-    /// How many pieces of work may hold a slot at once; -1 means no limit.
+    /// How many procedures may hold a slot at once; -1 means no limit.
     var maxConcurrentOperationCount: Int {
         get { lock.withLock { width } }
         set {
-            let start = lock.withLock { () -> [Procedure] in
+            let loop = lock.withLock { () -> DispatchQueue? in
                 width = newValue
-                return takeStartable()
+                return loopNeeded()
             }
-            dispatch(start)
+            loop.map(startLoop)
         }
     }
 
     var isSuspended: Bool { lock.withLock { suspended } }
 
-    /// Suspends or resumes. Resuming starts waiting work and returns the procedures whose
+    /// Suspends or resumes. Resuming starts waiting procedures and returns those whose
     /// condition checks were parked: the caller begins them holding no lock (they are user code).
     ///
     /// `decision` orders decisions taken elsewhere under another lock (a group's): one older
     /// than the last applied is ignored, so two threads cannot leave a stale value.
     func setSuspended(_ newValue: Bool, decision: Int? = nil) -> [Procedure] {
-        let (start, gates) = lock.withLock { () -> ([Procedure], [Procedure]) in
+        let (loop, gates) = lock.withLock { () -> (DispatchQueue?, [Procedure]) in
             if let decision {
-                guard decision > lastDecision else { return ([], []) }
+                guard decision > lastDecision else { return (nil, []) }
                 lastDecision = decision
             }
             suspended = newValue
-            guard !newValue else { return ([], []) }
+            guard !newValue else { return (nil, []) }
             defer { parkedGates = [] }
-            return (takeStartable(), parkedGates)
+            return (loopNeeded(), parkedGates)
         }
-        dispatch(start)
+        loop.map(startLoop)
         return gates
     }
 
@@ -107,57 +117,70 @@ final class ProcedureScheduler: @unchecked Sendable {
         }
     }
 
-    /// The Dispatch queue work is started on now (for tests and diagnostics).
-    var targetQueue: DispatchQueue { lock.withLock { target } }
-
-    /// How many pieces of work hold a slot, and how many wait for one.
+    /// How many procedures hold a slot, and how many wait for one.
     var counts: (running: Int, waiting: Int) { lock.withLock { (running, waiting.count) } }
 
     // MARK: - Running
 
-    /// `procedure` is ready: start it when a slot is free (now, if one is).
+    /// `procedure` is ready: it starts when a slot is free (soon, if one is).
     func submit(_ procedure: Procedure) {
-        let start = lock.withLock { () -> Bool in
-            if !suspended && (width < 0 || running < width) {
-                running += 1
-                return true
-            }
-            // Read only when it must wait: Foundation's getter takes a lock of its own.
+        let loop = lock.withLock { () -> DispatchQueue? in
             waiting.append(procedure, priority: procedure.queuePriority)
-            return false
+            return loopNeeded()
         }
-        if start { dispatch(procedure) }
+        loop.map(startLoop)
     }
 
-    /// A piece of work that held a slot has finished: its slot goes to the next in line.
+    /// A procedure that held a slot has finished: its slot goes to the next in line.
     func didFinish() {
-        let next = lock.withLock { () -> Procedure? in
+        let loop = lock.withLock { () -> DispatchQueue? in
             running -= 1
-            guard !suspended, width < 0 || running < width, let next = waiting.popFirst() else { return nil }
-            running += 1
-            return next
+            return loopNeeded()
         }
-        if let next { dispatch(next) }
+        loop.map(startLoop)
     }
 
-    /// Under `lock`: takes as much waiting work as the free slots allow, counting it running.
-    private func takeStartable() -> [Procedure] {
-        guard !suspended else { return [] }
-        var start: [Procedure] = []
-        while width < 0 || running < width, let next = waiting.popFirst() {
-            running += 1
-            start.append(next)
+    /// Under `lock`: true if a waiting procedure could start now.
+    private var canStart: Bool { !suspended && (width < 0 || running < width) && waiting.count > 0 }
+
+    /// Under `lock`: the queue to start a drain loop on, if one is needed and none is on its way
+    /// (counted as pending from here).
+    private func loopNeeded() -> DispatchQueue? {
+        guard pendingLoops == 0, canStart else { return nil }
+        pendingLoops += 1
+        return target
+    }
+
+    private func startLoop(on queue: DispatchQueue) {
+        queue.async { [self] in drain() }
+    }
+
+    /// Starts waiting procedures while slots are free, on the thread Dispatch lent it.
+    private func drain() {
+        var next = lock.withLock { () -> (Procedure, DispatchQueue?)? in
+            pendingLoops -= 1
+            return take()
         }
-        return start
+        var started = 0
+        while let (procedure, helper) = next {
+            helper.map(startLoop)
+            procedure.run(scheduledBy: self)
+            started += 1
+            if started == Self.loopBudget {
+                // Gives the thread back; another loop carries on if work remains.
+                lock.withLock { loopNeeded() }.map(startLoop)
+                return
+            }
+            next = lock.withLock { take() }
+        }
     }
 
-    private func dispatch(_ procedures: [Procedure]) {
-        for procedure in procedures { dispatch(procedure) }
-    }
-
-    private func dispatch(_ procedure: Procedure) {
-        let target = lock.withLock { self.target }
-        target.async { [self] in procedure.run(scheduledBy: self) }
+    /// Under `lock`: takes the next waiting procedure if a slot is free, counting it running,
+    /// with the queue to start a helper loop on if more could start and no loop is on its way.
+    private func take() -> (Procedure, DispatchQueue?)? {
+        guard !suspended, width < 0 || running < width, let procedure = waiting.popFirst() else { return nil }
+        running += 1
+        return (procedure, loopNeeded())
     }
 }
 

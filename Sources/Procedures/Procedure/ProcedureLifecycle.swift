@@ -1,0 +1,290 @@
+import Foundation
+
+/// Where a procedure is in its life, as one comparable value for queries (`isExecuting`,
+/// `isFinished`, summaries). Only ``ProcedureLifecycle`` decides it.
+enum ProcedurePhase: UInt8, Comparable, CustomStringConvertible {
+    case initial, waiting, ready, started, executing, finishing, finished
+
+    static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    var description: String {
+        switch self {
+        case .initial: return "initial"
+        case .waiting: return "waiting"
+        case .ready: return "ready"
+        case .started: return "started"
+        case .executing: return "executing"
+        case .finishing: return "finishing"
+        case .finished: return "finished"
+        }
+    }
+}
+
+/// Cancellation moves from `none` to `requested` (accepted: `isCancelled` is true from here;
+/// the will-cancel hooks have not run yet) to `cancelled` (the cancel event was handled: the
+/// procedure's own machinery, readiness and start, treats it as cancelled from here, so that
+/// the cancel hooks always run before a cancelled procedure skips `execute()` or finishes).
+enum CancellationPhase: UInt8 {
+    case none, requested, cancelled
+}
+
+/// What to do once a waiting procedure becomes ready.
+enum ReadyAction {
+    /// Ask its owner's scheduler for a slot; the scheduler runs it when one is free.
+    case schedule(ProcedureScheduler)
+    /// `start()` was already called (by hand, or by a plain `OperationQueue`): run it.
+    case start
+    /// Dependencies finished but conditions or exclusivity still hold it back: check them
+    /// (see `ConditionGate`). Returned by a transition, never stored.
+    case checkConditions
+}
+
+/// A procedure's lifecycle: a value-type state machine. Each stage carries what is valid in
+/// it (who owns the procedure, how many dependencies it still waits for, which slot it
+/// holds); every transition is a `mutating` method that returns what the caller must do once
+/// it has let go of the procedure's lock. Nothing else writes a procedure's phase, its
+/// cancellation or its finish, so the machine can be driven and tested without threads.
+struct ProcedureLifecycle {
+    enum Stage {
+        /// Created. `gated`: it has conditions or exclusivity categories.
+        case initial(gated: Bool)
+        /// Claimed by an owner (or started by hand), waiting for dependencies, then its gate.
+        case waiting(Waiting)
+        /// Nothing holds it back: handed to the owner's scheduler, or about to start.
+        case ready(owner: (any ProcedureOwner)?)
+        /// Started (`executing` once `execute()` was called).
+        case running(Running)
+        /// The finish event is being handled (will-finish hooks run now).
+        case finishing(Running)
+        case finished
+    }
+
+    struct Waiting {
+        var owner: (any ProcedureOwner)?
+        var action: ReadyAction
+        /// Unfinished dependencies, plus one while the claim registers with them.
+        var unfinished: Int
+        var gate: GateStage
+    }
+
+    struct Running {
+        var owner: (any ProcedureOwner)?
+        /// The scheduler whose slot the procedure holds, given back when it finishes.
+        var slot: ProcedureScheduler?
+        var executing = false
+    }
+
+    private(set) var stage = Stage.initial(gated: false)
+    private(set) var cancellation = CancellationPhase.none
+    /// Errors it was cancelled with, then those it finished with.
+    private(set) var errors: [any Error] = []
+    /// Set by the first accepted `finish`; its presence means "began finishing".
+    private(set) var finishErrors: [any Error]?
+
+    // MARK: - Queries
+
+    var phase: ProcedurePhase {
+        switch stage {
+        case .initial: return .initial
+        case .waiting: return .waiting
+        case .ready: return .ready
+        case .running(let running): return running.executing ? .executing : .started
+        case .finishing: return .finishing
+        case .finished: return .finished
+        }
+    }
+
+    /// The queue or group that owns the procedure, from its claim until it has finished.
+    var owner: (any ProcedureOwner)? {
+        switch stage {
+        case .initial, .finished: return nil
+        case .waiting(let waiting): return waiting.owner
+        case .ready(let owner): return owner
+        case .running(let running), .finishing(let running): return running.owner
+        }
+    }
+
+    var hasBegunFinishing: Bool { finishErrors != nil || phase >= .finishing }
+
+    /// True while its conditions or categories are being checked.
+    var isCheckingGate: Bool {
+        if case .waiting(let waiting) = stage { return waiting.gate == .checking }
+        return false
+    }
+
+    /// True while it may still produce operations onto its owner.
+    var canProduce: Bool {
+        guard case .running(let running) = stage, running.owner != nil else { return false }
+        return !hasBegunFinishing
+    }
+
+    // MARK: - Setting up
+
+    /// Conditions or categories were added: only while initial.
+    mutating func addGate() -> Bool {
+        guard case .initial = stage else { return false }
+        stage = .initial(gated: true)
+        return true
+    }
+
+    // MARK: - Claim and readiness
+
+    enum ClaimOutcome {
+        case claimed
+        case refused(Procedure.ClaimResult)
+    }
+
+    /// Takes the procedure out of `initial` for `owner` (nil: started by hand or by a plain
+    /// `OperationQueue`), waiting for `dependencies` plus one count that holds it while the
+    /// claim registers with them (given back by ``dependenciesFinished(_:)``).
+    mutating func claim(owner: (any ProcedureOwner)?, dependencies: Int) -> ClaimOutcome {
+        guard case .initial(let gated) = stage else {
+            if case .finished = stage { return .refused(.finished) }
+            guard let current = self.owner else { return .refused(.started) }
+            return .refused(current === owner ? .alreadyInThisQueue : .inAnotherQueue)
+        }
+        let action: ReadyAction = owner.map { .schedule($0.scheduler) } ?? .start
+        stage = .waiting(Waiting(owner: owner, action: action, unfinished: dependencies + 1, gate: gated ? .closed : .open))
+        return .claimed
+    }
+
+    /// One more dependency to wait for (a plain operation found unfinished during the claim).
+    mutating func dependencyAdded() {
+        guard case .waiting(var waiting) = stage else { return }
+        waiting.unfinished += 1
+        stage = .waiting(waiting)
+    }
+
+    /// `count` dependencies finished (or the claim's own count was given back).
+    mutating func dependenciesFinished(_ count: Int = 1) -> ReadyAction? {
+        guard case .waiting(var waiting) = stage else { return nil }
+        waiting.unfinished -= count
+        stage = .waiting(waiting)
+        return becomeReadyIfPossible()
+    }
+
+    /// The conditions were satisfied and the categories are held.
+    mutating func gateOpened() -> ReadyAction? {
+        guard case .waiting(var waiting) = stage else { return nil }
+        waiting.gate = .open
+        stage = .waiting(waiting)
+        return becomeReadyIfPossible()
+    }
+
+    /// Marks the procedure ready if it is waiting and nothing holds it back any more.
+    private mutating func becomeReadyIfPossible() -> ReadyAction? {
+        guard case .waiting(var waiting) = stage, waiting.unfinished == 0 || cancellation == .cancelled else {
+            return nil
+        }
+        // A cancelled procedure skips its conditions: it will not execute anyway.
+        if waiting.gate != .open && cancellation != .cancelled {
+            guard waiting.gate == .closed else { return nil }
+            waiting.gate = .checking
+            stage = .waiting(waiting)
+            return .checkConditions
+        }
+        stage = .ready(owner: waiting.owner)
+        return waiting.action
+    }
+
+    // MARK: - Cancelling and finishing requests
+
+    enum CancelDecision { case ignore, post }
+
+    /// Accepts the first cancel before the procedure begins finishing.
+    mutating func requestCancel(errors: [any Error]) -> CancelDecision {
+        guard cancellation == .none, !hasBegunFinishing else { return .ignore }
+        cancellation = .requested
+        self.errors.append(contentsOf: errors)
+        return .post
+    }
+
+    /// The cancel event was handled: a waiting procedure no longer waits for anything.
+    mutating func cancelHandled() -> ReadyAction? {
+        cancellation = .cancelled
+        return becomeReadyIfPossible()
+    }
+
+    enum FinishDecision {
+        /// Already finishing or finished: a second finish.
+        case duplicate
+        /// Not started yet: recorded, applied when the procedure starts.
+        case deferred
+        /// Queue the finish event.
+        case post
+    }
+
+    mutating func requestFinish(errors: [any Error]) -> FinishDecision {
+        if hasBegunFinishing { return .duplicate }
+        finishErrors = errors
+        return phase >= .started ? .post : .deferred
+    }
+
+    // MARK: - Starting and executing
+
+    /// Its owner's scheduler gave it `slot`: it starts. Returns its owner.
+    mutating func startScheduled(slot: ProcedureScheduler) -> (any ProcedureOwner)? {
+        guard case .ready(let owner) = stage else {
+            preconditionFailure("internal error: a procedure was scheduled in phase \(phase)")
+        }
+        stage = .running(Running(owner: owner, slot: slot))
+        return owner
+    }
+
+    /// Started by hand (or by a plain `OperationQueue`) and now ready: it starts. False if it
+    /// was not ready.
+    mutating func startUnscheduled() -> Bool {
+        guard case .ready(let owner) = stage else { return false }
+        stage = .running(Running(owner: owner, slot: nil))
+        return true
+    }
+
+    enum StartDecision { case run, finish, cancelled }
+
+    /// What the start event does: run, finish at once (finished before it started), or let a
+    /// cancelled procedure finish.
+    var startDecision: StartDecision {
+        if finishErrors != nil { return .finish }
+        return cancellation == .cancelled ? .cancelled : .run
+    }
+
+    enum ExecuteDecision {
+        case execute(owner: (any ProcedureOwner)?)
+        case skip
+        case cancelled
+    }
+
+    /// The execute event: calls `execute()` unless the procedure was finished or cancelled
+    /// meanwhile.
+    mutating func beginExecuting() -> ExecuteDecision {
+        guard case .running(var running) = stage, !running.executing, finishErrors == nil else { return .skip }
+        if cancellation == .cancelled { return .cancelled }
+        running.executing = true
+        stage = .running(running)
+        return .execute(owner: running.owner)
+    }
+
+    // MARK: - Finishing
+
+    /// The finish event: returns every error and the owner, or nil if it already began (a
+    /// finish racing the start of a procedure finished before it started queues two).
+    mutating func beginFinishing() -> (errors: [any Error], owner: (any ProcedureOwner)?)? {
+        let running: Running
+        switch stage {
+        case .running(let current): running = current
+        case .ready(let owner): running = Running(owner: owner, slot: nil)
+        case .initial, .waiting: running = Running(owner: owner, slot: nil)
+        case .finishing, .finished: return nil
+        }
+        stage = .finishing(running)
+        errors.append(contentsOf: finishErrors ?? [])
+        return (errors, running.owner)
+    }
+
+    /// `isFinished` becomes true. Returns the slot to give back and whether it was cancelled.
+    mutating func finish() -> (slot: ProcedureScheduler?, cancelled: Bool) {
+        guard case .finishing(let running) = stage else { return (nil, cancellation == .cancelled) }
+        stage = .finished
+        return (running.slot, cancellation == .cancelled)
+    }
+}
