@@ -224,7 +224,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     /// to the group's queue): it is counted before its queue tracks it.
     func adoptChild(_ child: Operation) {
         // A group cannot contain itself, nor a procedure it waits for: it would never finish.
-        let ownDependency = (child as? Procedure).map { child in dependencies.contains { $0 === child } } ?? false
+        let ownDependency = (child as? Procedure).map { child in lock.withLock { state.dependencies.contains { $0 === child } } } ?? false
         guard child !== self, !ownDependency else {
             ProcedureMisuse.report(
                 .invalidDependency,
@@ -330,6 +330,21 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
 
     /// A child finished (told by the group's queue, or by a plain child's sentinel).
     func childDidFinish(_ child: Operation, errors: [any Error]) {
+        guard errors.isEmpty else { return handleChildFinishAmongCallbacks(child, errors: errors) }
+        // Without errors there is nothing to hand to user code: only the count changes. The
+        // last child asks the group to check, among its callbacks, whether it is done (so a
+        // subclass adding children after `super.execute()` still counts them).
+        let last = groupLock.withLock { () -> Bool in
+            group.unfinishedChildren -= 1
+            return group.unfinishedChildren == 0
+        }
+        if last { Trampoline.run { self.send(.perform { [self] in finishIfDone() }) } }
+    }
+
+    /// Handles a child's finish among the group's callbacks (`handleOperationFinished`): for
+    /// errors, which pass through `transformChildErrors`, and for subclasses that act on
+    /// every child.
+    func handleChildFinishAmongCallbacks(_ child: Operation, errors: [any Error]) {
         // Trampolined: the group may finish here, and its parent group with it, and so on;
         // nested inline, deep nesting would grow the stack one level per group.
         Trampoline.run { self.send(.operationFinished(child, errors: errors)) }

@@ -169,6 +169,11 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
     /// whether another operation follows it. The default keeps them all.
     func keepsErrors(continuing: Bool) -> Bool { true }
 
+    /// Every child's finish may move the repeat on: all go through the group's callbacks.
+    override func childDidFinish(_ child: Operation, errors: [any Error]) {
+        handleChildFinishAmongCallbacks(child, errors: errors)
+    }
+
     override func handleOperationFinished(_ child: Operation, errors: [any Error]) {
         // Only the current operation moves the repeat on; its waits are children too.
         guard let operation = child as? T, operation === lock.withLock({ progress.current }) else {

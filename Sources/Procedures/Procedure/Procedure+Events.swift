@@ -67,9 +67,14 @@ extension Procedure {
         case .cancelled: startWhileCancelled()
         case .run:
             for observer in observers { observer.willExecute(self) }
-            // Queued, not called: a cancel or finish requested by a will-execute observer
-            // is handled first, and then `execute()` is skipped.
-            post(.execute)
+            // A cancel or finish requested meanwhile (by a will-execute observer, or another
+            // thread) waits in the mailbox and must be handled first, `execute()` then being
+            // skipped: queue the execute behind it. With nothing waiting, execute right away.
+            if lock.withLock({ state.mailbox.hasWaitingEvents }) {
+                post(.execute)
+            } else {
+                handleExecute()
+            }
         }
     }
 

@@ -46,6 +46,9 @@ struct EventMailbox {
 
     private var isEmpty: Bool { !hasFirst && head == rest.count }
 
+    /// True if events wait behind the one being handled.
+    var hasWaitingEvents: Bool { !isEmpty }
+
     private mutating func append(_ event: ProcedureEvent) {
         // The slot may only be used when nothing else waits, or the order would break.
         if isEmpty {

@@ -216,25 +216,32 @@ struct ReadyLine {
         }
     }
 
-    /// An array read from a moving head, compacted once half of it is consumed.
+    /// A ring buffer: O(1) at both ends, grown by doubling.
     struct FIFO {
-        private var items: [Procedure] = []
+        private var slots: [Procedure?] = []
         private var head = 0
+        private(set) var count = 0
 
-        mutating func append(_ procedure: Procedure) { items.append(procedure) }
+        mutating func append(_ procedure: Procedure) {
+            if count == slots.count { grow() }
+            slots[(head + count) & (slots.count - 1)] = procedure
+            count += 1
+        }
 
         mutating func popFirst() -> Procedure? {
-            guard head < items.count else { return nil }
-            let procedure = items[head]
-            head += 1
-            if head == items.count {
-                items.removeAll(keepingCapacity: items.capacity <= 64)
-                head = 0
-            } else if head >= 64 && head * 2 >= items.count {
-                items.removeFirst(head)
-                head = 0
-            }
+            guard count > 0 else { return nil }
+            let procedure = slots[head].take()
+            head = (head + 1) & (slots.count - 1)
+            count -= 1
             return procedure
+        }
+
+        private mutating func grow() {
+            let capacity = Swift.max(16, slots.count * 2)  // a power of two, for the masks
+            var grown = [Procedure?](repeating: nil, count: capacity)
+            for offset in 0..<count { grown[offset] = slots[(head + offset) & (slots.count - 1)] }
+            slots = grown
+            head = 0
         }
     }
 }
