@@ -12,28 +12,38 @@ import Darwin
 /// for `NSLock` and 12 ns for `Synchronization.Mutex`; every procedure takes it a dozen times
 /// in its life, so the cheapest primitive is worth a tiny wrapper.
 ///
-/// The mutex lives in its own allocation so its address never moves, which pthreads requires.
+/// The mutex lives in the tail of one heap object (a `ManagedBuffer`), so its address never
+/// moves, which pthreads requires, and a lock costs one allocation rather than two (an object
+/// and a separate mutex): every procedure makes one. `Lock` itself is a struct holding that
+/// object: copies share the mutex.
 /// Rule for every caller in this package: never call user code, Foundation's `didChangeValue`
 /// or another object's lock-taking method while holding one of these.
 ///
 /// `public` rather than `package` (this module is no product, so nothing outside the package
 /// links it): this toolchain inlines `@inlinable package` methods only within their own
 /// module, and an out-of-line generic `withLock` cost S1 about 10% more instructions.
-public final class Lock: @unchecked Sendable {
+public struct Lock: @unchecked Sendable {
     // @unchecked: the only state is the pthread mutex, which is itself the synchronisation.
-    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline final class Storage: ManagedBuffer<Void, pthread_mutex_t> {
+        deinit {
+            _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
+        }
+    }
+
+    @usableFromInline let storage: Storage
 
     public init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        let status = pthread_mutex_init(mutex, nil)
+        storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in }, to: Storage.self)
+        let status = storage.withUnsafeMutablePointerToElements { mutex -> Int32 in
+            mutex.initialize(to: pthread_mutex_t())
+            return pthread_mutex_init(mutex, nil)
+        }
         precondition(status == 0, "pthread_mutex_init failed: \(status)")
     }
 
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
+    @inlinable @inline(__always)
+    var mutex: UnsafeMutablePointer<pthread_mutex_t> {
+        storage.withUnsafeMutablePointerToElements { $0 }
     }
 
     @inlinable @inline(__always)

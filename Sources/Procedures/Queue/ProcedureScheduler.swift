@@ -184,36 +184,29 @@ final class ProcedureScheduler: @unchecked Sendable {
     }
 }
 
-/// Waiting work: one FIFO per queue priority, highest priority first. O(1) amortised.
+/// Waiting procedures: one FIFO per queue priority, highest priority first. O(1) amortised;
+/// nothing is allocated until a procedure has to wait (most groups' children never do).
 struct ReadyLine {
-    private var lines: [FIFO] = Array(repeating: FIFO(), count: 5)
+    private var veryHigh = FIFO(), high = FIFO(), normal = FIFO(), low = FIFO(), veryLow = FIFO()
     private(set) var count = 0
 
     mutating func append(_ procedure: Procedure, priority: Operation.QueuePriority) {
-        lines[Self.index(of: priority)].append(procedure)
+        switch priority {
+        case .veryHigh: veryHigh.append(procedure)
+        case .high: high.append(procedure)
+        case .low: low.append(procedure)
+        case .veryLow: veryLow.append(procedure)
+        default: normal.append(procedure)
+        }
         count += 1
     }
 
     mutating func popFirst() -> Procedure? {
         guard count > 0 else { return nil }
-        for index in stride(from: lines.count - 1, through: 0, by: -1) {
-            if let procedure = lines[index].popFirst() {
-                count -= 1
-                return procedure
-            }
-        }
-        return nil
-    }
-
-    private static func index(of priority: Operation.QueuePriority) -> Int {
-        switch priority {
-        case .veryLow: return 0
-        case .low: return 1
-        case .normal: return 2
-        case .high: return 3
-        case .veryHigh: return 4
-        @unknown default: return 2
-        }
+        count -= 1
+        // Most procedures have the default priority: look there first when no other waits.
+        if count + 1 == normal.count { return normal.popFirst() }
+        return veryHigh.popFirst() ?? high.popFirst() ?? normal.popFirst() ?? low.popFirst() ?? veryLow.popFirst()
     }
 
     /// A ring buffer: O(1) at both ends, grown by doubling.
@@ -237,7 +230,7 @@ struct ReadyLine {
         }
 
         private mutating func grow() {
-            let capacity = Swift.max(16, slots.count * 2)  // a power of two, for the masks
+            let capacity = Swift.max(4, slots.count * 2)  // a power of two, for the masks
             var grown = [Procedure?](repeating: nil, count: capacity)
             for offset in 0..<count { grown[offset] = slots[(head + offset) & (slots.count - 1)] }
             slots = grown
