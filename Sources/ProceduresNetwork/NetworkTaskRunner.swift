@@ -64,7 +64,7 @@ final class NetworkTaskRunner: @unchecked Sendable {
         acceptableStatusCodes: Set<Int>?, body: Data? = nil
     ) -> Result<HTTPPayloadResponse<Payload>, any Error> {
         if let error {
-            if let urlError = error as? URLError { return .failure(NetworkError.transport(urlError)) }
+            if let urlError = NetworkError.urlError(from: error) { return .failure(NetworkError.transport(urlError)) }
             return .failure(error)
         }
         guard let http = response as? HTTPURLResponse else {
