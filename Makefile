@@ -4,7 +4,7 @@ SWIFT ?= swift
 PROCEDURES_STRESS_SCALE ?= 1
 export PROCEDURES_STRESS_SCALE
 
-.PHONY: build test test-tsan integrations-test demo bench bench-smoke docs clean
+.PHONY: build test test-tsan integrations-test demo bench bench-smoke docs docs-serve clean
 
 build:
 	$(SWIFT) build
@@ -34,6 +34,12 @@ bench-smoke:
 # DocC site from the symbol graph and the guides in Documentation/ (into .build/docs).
 docs:
 	scripts/build-docs.sh
+
+# The same site, served on this machine until Ctrl-C (DocC pages need a web server, not file://).
+DOCS_PORT ?= 8000
+docs-serve: docs
+	@echo "Serving the documentation at http://127.0.0.1:$(DOCS_PORT)/documentation/procedures (Ctrl-C stops it)"
+	python3 -m http.server $(DOCS_PORT) --bind 127.0.0.1 --directory .build/docs
 
 clean:
 	rm -rf .build .build-tsan Benchmarks/.build Integrations/.build

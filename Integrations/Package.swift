@@ -9,12 +9,14 @@ let package = Package(
         .library(name: "ProceduresLogging", targets: ["ProceduresLogging"]),
         .library(name: "ProceduresMetrics", targets: ["ProceduresMetrics"]),
         .library(name: "ProceduresTracing", targets: ["ProceduresTracing"]),
+        .library(name: "ProceduresLifecycle", targets: ["ProceduresLifecycle"]),
     ],
     dependencies: [
         .package(name: "Procedures", path: ".."),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(
@@ -35,10 +37,16 @@ let package = Package(
                 .product(name: "Procedures", package: "Procedures"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
+        .target(
+            name: "ProceduresLifecycle",
+            dependencies: [
+                .product(name: "Procedures", package: "Procedures"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         .testTarget(
             name: "ProceduresIntegrationsTests",
             dependencies: [
-                "ProceduresLogging", "ProceduresMetrics", "ProceduresTracing",
+                "ProceduresLogging", "ProceduresMetrics", "ProceduresTracing", "ProceduresLifecycle",
                 .product(name: "ProceduresTesting", package: "Procedures"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

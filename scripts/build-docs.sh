@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Renders the documentation with DocC (it ships with the Swift toolchain): the symbol graph of
 # the Procedures module plus the guides in Documentation/, which stay plain Markdown in the
-# repository. Links between guides are written as Markdown links there and turned into DocC
-# links here. Output: .build/docs (a static site), or the directory given as $1.
+# repository. Links between guides are written as relative Markdown links there (they work on
+# a repository page) and turned into DocC links here (scripts/guide-for-docc.pl). Output:
+# .build/docs (a static site), or the directory given as $1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-.build/docs}"
@@ -24,10 +25,8 @@ cp "$graphs"/Procedures*.json "$work/symbol-graphs/"
 rm -f "$work/symbol-graphs"/ProceduresSupport*.json "$work/symbol-graphs"/ProceduresFutures*.json
 cp Documentation/Procedures.docc/* "$work/Procedures.docc/"
 for guide in Documentation/*.md; do
-    # [Title](Guide.md) -> <doc:Guide>; ![alt](Images/x.svg) -> ![alt](x.svg), a resource of
-    # the catalog; links to anything else stay as they are.
-    sed -E -e 's/\[[^]]*\]\(([A-Za-z]+)\.md\)/<doc:\1>/g' -e 's/\]\(Images\//](/g' \
-        "$guide" > "$work/Procedures.docc/$(basename "$guide")"
+    # [Title](Guide.md#anchor) -> [Title](doc:Guide#Heading), images -> catalog resources.
+    scripts/guide-for-docc.pl "$guide" > "$work/Procedures.docc/$(basename "$guide")"
 done
 # The pictures: drawn again from a fresh run of the demo (with Graphviz's dot where installed;
 # the committed copies otherwise).
@@ -38,4 +37,4 @@ docc convert "$work/Procedures.docc" \
     --additional-symbol-graph-dir "$work/symbol-graphs" \
     --fallback-display-name Procedures --fallback-bundle-identifier org.procedures.Procedures \
     --output-path "$out"
-echo "Documentation written to $out (open $out/index.html through a web server, e.g. python3 -m http.server)"
+echo "Documentation written to $out (\`make docs-serve\` serves it at http://127.0.0.1:8000/documentation/procedures)"

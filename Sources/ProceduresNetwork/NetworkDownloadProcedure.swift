@@ -8,57 +8,31 @@ import Procedures
 ///
 /// The file is moved to `destination` (replacing what was there) or, without one, to a new
 /// file in the temporary directory that the caller then owns; ``HTTPPayloadResponse/payload``
-/// is its URL. Status codes, failures, cancellation and injection behave as for
-/// ``NetworkDataProcedure``.
-public final class NetworkDownloadProcedure: ResultProcedure<HTTPPayloadResponse<URL>>, InputProcedure,
-    @unchecked Sendable
-{
-    // @unchecked: as NetworkDataProcedure.
+/// is its URL. A download that fails (its status not acceptable included) moves nothing and
+/// leaves `destination` as it was. Status codes, failures, cancellation and injection behave
+/// as for ``NetworkDataProcedure``.
+public final class NetworkDownloadProcedure: NetworkTaskProcedure<URLRequest, URL>, @unchecked Sendable {
+    // @unchecked: `destination` is immutable; the rest is NetworkTaskProcedure's (see there).
 
-    /// The session that runs the request.
-    public let session: any NetworkSession
     /// Where the file goes; nil for a new temporary file.
     public let destination: URL?
-    /// The request; set it, or inject it.
-    public var input: URLRequest?
-    /// The status codes that count as success; any other fails the procedure with
-    /// ``NetworkError/unacceptableStatus(_:url:body:retryAfter:)``. Nil (the default) accepts
-    /// every status. Set it before the procedure executes (``NetworkProcedure`` does).
-    public var acceptableStatusCodes: Set<Int>?
-    private let runner = NetworkTaskRunner()
 
     /// Downloads `request` (or the request injected later) with `session` to `destination`.
     public init(session: any NetworkSession, request: URLRequest? = nil, destination: URL? = nil) {
-        self.session = session
         self.destination = destination
-        input = request
-        super.init()
-        name = "NetworkDownload(\(request?.url?.absoluteString ?? "injected"))"
+        super.init(session: session, input: request, name: "NetworkDownload(\(request?.url?.absoluteString ?? "injected"))")
     }
 
-    /// Starts the task.
-    public override func execute() {
-        guard let url = NetworkTaskRunner.url(toFetch: input, for: self), let request = input else { return }
+    override func request(in input: URLRequest) -> URLRequest { input }
+
+    override func makeTask(for request: URLRequest, url: URL) -> any NetworkTask {
         let destination = destination
-        runner.run(
-            session.makeDownloadTask(with: request) { [self] file, response, error in
-                runner.taskCompleted()
-                guard !isCancelled else { return finish() }  // the only finish of a started request
-                // The session deletes its file when this handler returns: move it now.
-                var kept: URL?
-                if let file, error == nil {
-                    do { kept = try Self.move(file, to: destination) } catch { return finish(withError: error) }
-                }
-                NetworkTaskRunner.finish(self, with: NetworkTaskRunner.outcome(
-                    url: url, payload: kept, response: response, error: error,
-                    acceptableStatusCodes: acceptableStatusCodes))
-            })
-    }
-
-    /// Cancels the task at once; the procedure finishes when the session reports it stopped.
-    public override func procedureDidCancel(withErrors errors: [any Error]) {
-        super.procedureDidCancel(withErrors: errors)
-        runner.cancel()
+        return session.makeDownloadTask(with: request) { [self] file, response, error in
+            // The session deletes its file when this handler returns: moved now, if it succeeded.
+            finish(answering: url, response: response, error: error, body: nil) { () throws(NetworkError) in
+                try file.map { file throws(NetworkError) in try Self.move(file, to: destination) }
+            }
+        }
     }
 
     private static func move(_ file: URL, to destination: URL?) throws(NetworkError) -> URL {

@@ -9,7 +9,8 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     case invalidURL(String)
     /// The request did not complete: connection refused or lost, host not found, timed out
     /// (`URLError.timedOut`: the server never answered within the request's
-    /// `timeoutInterval`)… The `URLError` says which.
+    /// `timeoutInterval`)… The `URLError` says which. A session's `NSError` in
+    /// `NSURLErrorDomain` is turned into the `URLError` it stands for.
     case transport(URLError)
     /// The session answered with something other than an HTTP response.
     case notHTTPResponse(url: String)
@@ -64,6 +65,17 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = formatter.date(from: trimmed) else { return nil }
         return max(0, date.timeIntervalSince(now))
+    }
+
+    /// `error` as a `URLError`: a `URLError`, or an `NSError` in `NSURLErrorDomain` (what test
+    /// doubles and Objective-C code report), which on Linux does not bridge to `URLError`.
+    static func urlError(from error: any Error) -> URLError? {
+        if let urlError = error as? URLError { return urlError }
+        let nsError = error as NSError
+        guard nsError.domain == NSURLErrorDomain else { return nil }
+        // Failable on Linux (an enum there), not on Apple platforms: written for both.
+        let code: URLError.Code? = URLError.Code(rawValue: nsError.code)
+        return URLError(code ?? .unknown, userInfo: nsError.userInfo)
     }
 
     private static let transientCodes: Set<URLError.Code> = [

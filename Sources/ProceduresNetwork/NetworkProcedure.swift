@@ -5,7 +5,7 @@ import FoundationNetworking
 import Procedures
 
 /// A network procedure that ``NetworkProcedure`` can retry: ``NetworkDataProcedure``,
-/// ``NetworkDownloadProcedure`` and ``NetworkUploadProcedure`` are.
+/// ``NetworkDownloadProcedure`` and ``NetworkUploadProcedure`` are (``NetworkTaskProcedure``s).
 public protocol NetworkRequestProcedure: OutputProcedure {
     /// The status codes that count as success (nil: all); set before the procedure executes.
     var acceptableStatusCodes: Set<Int>? { get set }
@@ -22,10 +22,6 @@ extension NetworkError {
     /// The first network error among `errors`.
     static func first(in errors: [any Error]) -> NetworkError? { errors.lazy.compactMap { $0 as? NetworkError }.first }
 }
-
-extension NetworkDataProcedure: NetworkRequestProcedure {}
-extension NetworkDownloadProcedure: NetworkRequestProcedure {}
-extension NetworkUploadProcedure: NetworkRequestProcedure {}
 
 /// A request that is tried again while it fails transiently: the ProcedureKit
 /// `NetworkProcedure`, on ``Procedures/RetryProcedure`` and its wait strategies.

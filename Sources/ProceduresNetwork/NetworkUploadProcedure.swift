@@ -7,20 +7,8 @@ import Procedures
 /// A procedure that sends a body with a request (POST, PUT…) and fetches the response body.
 ///
 /// Status codes, failures, cancellation and injection behave as for ``NetworkDataProcedure``.
-public final class NetworkUploadProcedure: ResultProcedure<HTTPPayloadResponse<Data>>, InputProcedure,
-    @unchecked Sendable
-{
-    // @unchecked: as NetworkDataProcedure.
-
-    /// The session that runs the request.
-    public let session: any NetworkSession
-    /// The request and its body; set it, or inject it.
-    public var input: HTTPPayloadRequest<Data>?
-    /// The status codes that count as success; any other fails the procedure with
-    /// ``NetworkError/unacceptableStatus(_:url:body:retryAfter:)``. Nil (the default) accepts
-    /// every status. Set it before the procedure executes (``NetworkProcedure`` does).
-    public var acceptableStatusCodes: Set<Int>?
-    private let runner = NetworkTaskRunner()
+public final class NetworkUploadProcedure: NetworkTaskProcedure<HTTPPayloadRequest<Data>, Data>, @unchecked Sendable {
+    // @unchecked: no state of its own (see NetworkTaskProcedure).
 
     /// Sends `body` with `request` through `session`.
     public convenience init(session: any NetworkSession, request: URLRequest, body: Data) {
@@ -29,28 +17,14 @@ public final class NetworkUploadProcedure: ResultProcedure<HTTPPayloadResponse<D
 
     /// Sends `input` (or the input injected later) through `session`.
     public init(session: any NetworkSession, input: HTTPPayloadRequest<Data>? = nil) {
-        self.session = session
-        self.input = input
-        super.init()
-        name = "NetworkUpload(\(input?.request.url?.absoluteString ?? "injected"))"
+        super.init(session: session, input: input, name: "NetworkUpload(\(input?.request.url?.absoluteString ?? "injected"))")
     }
 
-    /// Starts the task.
-    public override func execute() {
-        guard let url = NetworkTaskRunner.url(toFetch: input?.request, for: self), let input else { return }
-        runner.run(
-            session.makeUploadTask(with: input.request, from: input.payload) { [self] data, response, error in
-                runner.taskCompleted()
-                guard !isCancelled else { return finish() }  // the only finish of a started request
-                NetworkTaskRunner.finish(self, with: NetworkTaskRunner.outcome(
-                    url: url, payload: data ?? Data(), response: response, error: error,
-                    acceptableStatusCodes: acceptableStatusCodes, body: data))
-            })
-    }
+    override func request(in input: HTTPPayloadRequest<Data>) -> URLRequest { input.request }
 
-    /// Cancels the task at once; the procedure finishes when the session reports it stopped.
-    public override func procedureDidCancel(withErrors errors: [any Error]) {
-        super.procedureDidCancel(withErrors: errors)
-        runner.cancel()
+    override func makeTask(for input: HTTPPayloadRequest<Data>, url: URL) -> any NetworkTask {
+        session.makeUploadTask(with: input.request, from: input.payload) { [self] data, response, error in
+            finish(answering: url, response: response, error: error, body: data) { data ?? Data() }
+        }
     }
 }

@@ -15,7 +15,8 @@ import XCTest
 /// XCTAssertEqual(recorder.events(of: procedure), [.willExecute, .execute, .didExecute, .willFinish, .didFinish])
 /// ```
 public final class ProcedureEventRecorder: ProcedureObserver, @unchecked Sendable {
-    // @unchecked: `log`, `active` and `overlapMessages` are only touched under `lock`.
+    // @unchecked: `log`, `active` and `overlapMessages` are only touched under `lock`; the
+    // other properties are immutable.
 
     /// A callback kind.
     public enum Event: String, Sendable, Equatable {

@@ -21,7 +21,8 @@ public struct TestError: Error, Equatable, Sendable, CustomStringConvertible {
 /// slow.cancel()            // finishes promptly, cancelled
 /// ```
 open class TestProcedure: Procedure, @unchecked Sendable {
-    // @unchecked: the counters live in `counts`, behind its own lock; the rest is immutable.
+    // @unchecked: the counters live in `storedCounts`, guarded by the lock `counts`; the rest
+    // is immutable.
     /// How long `execute()` waits before finishing.
     public let delay: TimeInterval
     /// The error it finishes with, if any.

@@ -11,8 +11,6 @@ struct Pipeline: Sendable {
     var jobs: Int?
     /// Environment added to every step (a step's own `env` wins).
     var environment: [String: String]
-
-    func step(named name: String) -> Step? { steps.first { $0.name == name } }
 }
 
 /// One step of a pipeline.

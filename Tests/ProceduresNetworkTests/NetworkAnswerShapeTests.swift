@@ -38,6 +38,40 @@ final class NetworkAnswerShapeTests: NetworkTestCase {
         XCTAssertEqual(fetch.errors.first as? Refused, Refused())
     }
 
+    func testAnNSErrorInTheURLErrorDomainIsATransportError() {
+        // Test doubles (ProcedureKit's mock among them) report NSErrors in NSURLErrorDomain,
+        // which on Linux do not bridge to URLError: they are the same failure all the same.
+        let refused = NSError(domain: NSURLErrorDomain, code: NSURLErrorCannotConnectToHost,
+                              userInfo: [NSLocalizedDescriptionKey: "refused by the double"])
+        let rewriting = RewritingSession(base: session, data: { _, _, _ in (nil, nil, refused) })
+        let fetch = NetworkDataProcedure(session: rewriting, request: request("/bytes/5"))
+        wait(for: fetch)
+        assertProcedureFinishedWithErrors(fetch, count: 1)
+        guard case .transport(let error)? = fetch.networkError else { return XCTFail("\(fetch.errors)") }
+        XCTAssertEqual(error.code, .cannotConnectToHost)
+        XCTAssertEqual(fetch.networkError?.isTransient, true)
+    }
+
+    func testAnNSErrorInTheURLErrorDomainIsRetriedLikeAURLError() {
+        let failures = LockedBox(2)  // the first two answers are replaced by the double's error
+        let lost = NSError(domain: NSURLErrorDomain, code: NSURLErrorNetworkConnectionLost)
+        let rewriting = RewritingSession(base: session, data: { data, response, error in
+            let fail = failures.mutate { left -> Bool in
+                defer { left = max(0, left - 1) }
+                return left > 0
+            }
+            return fail ? (nil, nil, lost) : (data, response, error)
+        })
+        let request = request("/bytes/3")
+        let fetch = NetworkProcedure(maxAttempts: 3, wait: .immediate) {
+            NetworkDataProcedure(session: rewriting, request: request)
+        }
+        wait(for: fetch)
+        assertProcedureFinished(fetch)
+        XCTAssertEqual(fetch.count, 3)
+        XCTAssertEqual(fetch.output?.payload.count, 3)
+    }
+
     func testCancelledAsItStartsEachProcedureFinishesCancelledWithoutErrors() {
         var post = request("/hang", timeout: 60)
         post.httpMethod = "POST"

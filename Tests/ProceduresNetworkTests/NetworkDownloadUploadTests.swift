@@ -29,6 +29,18 @@ final class NetworkDownloadUploadTests: NetworkTestCase {
         XCTAssertEqual(try Data(contentsOf: destination).count, 10)
     }
 
+    func testADownloadRejectedByItsStatusLeavesTheDestinationAsItWas() throws {
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("dest-\(UUID().uuidString)")
+        try Data("old".utf8).write(to: destination)
+        defer { try? FileManager.default.removeItem(at: destination) }
+        let download = NetworkDownloadProcedure(session: session, request: request("/status/404"), destination: destination)
+        download.acceptableStatusCodes = Set(200..<300)
+        wait(for: download)
+        assertProcedureFinishedWithErrors(download, count: 1)
+        guard case .unacceptableStatus(404, _, _, _)? = download.networkError else { return XCTFail("\(download.errors)") }
+        XCTAssertEqual(try Data(contentsOf: destination), Data("old".utf8))
+    }
+
     func testCancelledDownloadFinishesPromptly() {
         let download = NetworkDownloadProcedure(session: session, request: request("/delay/20000", timeout: 60))
         ProcedureQueue().addOperation(download)

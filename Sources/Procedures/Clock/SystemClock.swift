@@ -15,7 +15,7 @@ import ProceduresSupport
 public final class SystemClock: ProcedureClock, TimerHeapOwner, @unchecked Sendable {
     // @unchecked: `heap` and `armedDeadline` are only touched under `lock`; the timer source
     // is thread-safe and is only rescheduled under `lock`, so two reschedules cannot land in
-    // the wrong order.
+    // the wrong order; `queue` and `timer` are immutable.
 
     /// The one real-time clock.
     public static let shared = SystemClock()

@@ -20,7 +20,8 @@ import Foundation
 /// names it directly. The categories are taken after every condition of the procedure was
 /// satisfied, so a condition's own produced procedures can use the same categories.
 public final class MutuallyExclusive<T>: Condition, @unchecked Sendable {
-    // @unchecked: `category` is immutable; the base class locks its own state.
+    // @unchecked: `category` and `shownCategory` are immutable; the base class locks its own
+    // state.
     /// The category this condition claims.
     public let category: String
     /// The category as the name shows it: `T`'s short name, or the category given.

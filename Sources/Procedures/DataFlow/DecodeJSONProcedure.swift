@@ -29,12 +29,10 @@ public final class DecodeJSONProcedure<Value: Decodable & Sendable>: ResultProce
 
     /// Decodes the input.
     public override func execute() {
-        guard let input else {
-            finish(withError: ProcedureError.missingInput(name: displayName))
-            return
+        finish(transforming: input) { input in
+            let decoder = JSONDecoder()
+            configure(decoder)
+            return try decoder.decode(Value.self, from: input)
         }
-        let decoder = JSONDecoder()
-        configure(decoder)
-        do { finish(withOutput: try decoder.decode(Value.self, from: input)) } catch { finish(withError: error) }
     }
 }

@@ -29,12 +29,10 @@ public final class EncodeJSONProcedure<Value: Encodable & Sendable>: ResultProce
 
     /// Encodes the input.
     public override func execute() {
-        guard let input else {
-            finish(withError: ProcedureError.missingInput(name: displayName))
-            return
+        finish(transforming: input) { input in
+            let encoder = JSONEncoder()
+            configure(encoder)
+            return try encoder.encode(input)
         }
-        let encoder = JSONEncoder()
-        configure(encoder)
-        do { finish(withOutput: try encoder.encode(input)) } catch { finish(withError: error) }
     }
 }

@@ -29,8 +29,8 @@ public struct StandardErrorLogSink: ProcedureLogSink {
 /// its own. When the buffer is full (the wrapped sink is slow or blocked) new messages are
 /// dropped and counted in ``droppedCount``: procedures never wait for a sink.
 public final class BufferedLogSink: ProcedureLogSink, @unchecked Sendable {
-    // @unchecked: `buffer`, `dropped` and `draining` are only touched under `lock`; the other
-    // properties are immutable.
+    // @unchecked: `buffer`, `pending`, `dropped` and `draining` are only touched under `lock`;
+    // the other properties are immutable.
     private let wrapped: any ProcedureLogSink
     private let capacity: Int
     private let queue = DispatchQueue(label: "Procedures.BufferedLogSink")

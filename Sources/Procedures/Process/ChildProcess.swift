@@ -310,9 +310,6 @@ final class ChildProcess: @unchecked Sendable {
         if getpgid(pid) != pid { _ = kill(pid, signal) }
         _ = kill(-pid, signal)
     }
-
-    /// Whether this child has been asked to stop (by ``terminate(gracePeriod:)``). Queue only.
-    var wasTerminated: Bool { terminationRequested }
 }
 
 // MARK: - posix_spawn set-up

@@ -28,9 +28,10 @@ import ProceduresSupport
 /// from it, not by the future it waits on: a derived future you drop goes away at once and
 /// withdraws its cancel vote (what was registered on it still runs; see `ConsumerAnchor`).
 public final class Future<Value: Sendable>: @unchecked Sendable {
-    // @unchecked: `state`, `anchor` and `awaitsProducer` are only touched inside `withLock`,
-    // under this object's stripe of `StripedLock` (or before the future is shared, or in
-    // deinit), except that a completed future's result is read without it (`completedResult`).
+    // @unchecked: `state`, `anchor`, `awaitsProducer` and `producerReleased` are only touched
+    // inside `withLock`, under this object's stripe of `StripedLock` (or before the future is
+    // shared, or in deinit), except that a completed future's result is read without it
+    // (`completedResult`).
     // That lock is also why the runtime exclusivity check is off (it cost a third of a `map`).
     // The hot paths are `@inlinable` so they are specialised for the caller's `Value`:
     // unspecialised, metadata look-ups made a `map` cost 1.4 µs instead of about 0.14 µs.

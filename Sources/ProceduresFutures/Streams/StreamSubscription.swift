@@ -8,8 +8,9 @@ import ProceduresSupport
 /// (on the context, after its own element). Cancelling (unsubscribing) drops outstanding
 /// deliveries instead.
 final class StreamSubscription<Value: Sendable>: @unchecked Sendable {
-    // @unchecked: every `var` is only touched under this object's stripe of `StripedLock`;
-    // `context`, `immediate` and `onCancel` are immutable.
+    // @unchecked: every `var` (the handlers included: they are dropped when it ends) is only
+    // touched under this object's stripe of `StripedLock`; `context` and `immediate` are
+    // immutable.
     typealias ElementHandler = @Sendable (FutureResult<Value>) -> Void
     typealias FinishHandler = @Sendable () -> Void
 

@@ -156,6 +156,14 @@ final class CompoundConditionTests: MisuseRecordingTestCase {
         XCTAssertEqual(different.mutuallyExclusiveCategories, ["test0", "test1", "test2"])
     }
 
+    func testNegatedSilentAndIgnoredConditionsClaimTheirConditionsCategories() {
+        let exclusive = MutuallyExclusive(category: "disk")
+        for composed in [NegatedCondition(exclusive), SilentCondition(exclusive), IgnoredCondition(exclusive)] {
+            XCTAssertEqual(composed.mutuallyExclusiveCategories, ["disk"], composed.name)
+            XCTAssertTrue(composed.condition === exclusive)
+        }
+    }
+
     /// A part that answers `result` from another thread, after its `evaluate` returned.
     private func later(_ result: ConditionResult, named name: String) -> Condition {
         let condition = BlockCondition { _, completion in

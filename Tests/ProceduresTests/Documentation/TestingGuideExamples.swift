@@ -70,3 +70,33 @@ final class GettingStartedExamplesTests: XCTestCase {
         XCTAssertEqual(count, 10)
     }
 }
+
+final class ManualClockExampleTests: XCTestCase {
+    func testTheReminderWaitsAnHourAndNotASecondLess() {
+        let clock = ManualClock()
+        let anHour = DelayProcedure(by: 3600, clock: clock)
+        let remind = TestProcedure(name: "remind")
+        remind.addDependency(anHour)
+        ProcedureQueue().addOperations([anHour, remind], waitUntilFinished: false)
+
+        waitUntilScheduled(on: clock)  // the delay is waiting
+        clock.advance(by: 3599)
+        XCTAssertFalse(anHour.isFinished, "a second early")
+        advance(clock, by: 1)
+        wait(for: remind)
+        XCTAssertTrue(remind.didExecute)
+        XCTAssertEqual(clock.now, 3600)
+    }
+
+    func testAStepThatTakesTooLongIsCutOffByItsTimeout() {
+        let clock = ManualClock()
+        let slow = TestProcedure(name: "slow", delay: 60, clock: clock).timeout(after: 30, clock: clock)
+        ProcedureQueue().addOperation(slow)
+
+        waitUntilScheduled(on: clock, count: 2)  // its timeout, and the minute it would take
+        clock.advance(by: 30)
+        wait(for: slow)
+        assertProcedureCancelled(slow, withErrors: true)
+        guard case .timedOut? = slow.errors.first as? ProcedureError else { return XCTFail("\(slow.errors)") }
+    }
+}
