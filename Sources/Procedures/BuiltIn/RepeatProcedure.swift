@@ -183,6 +183,10 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
     /// whether another operation follows it. The default keeps them all.
     func keepsErrors(continuing: Bool) -> Bool { true }
 
+    /// Called when `operation` finished with `errors` and no operation follows it, before the
+    /// group counts it out (so the repeat has not begun finishing). The default does nothing.
+    func didStop(after operation: T, errors: [any Error]) {}
+
     override func handleOperationFinished(_ child: Operation, errors: [any Error]) {
         // Only the current operation moves the repeat on; its waits are children too.
         guard let operation = child as? T, operation === lock.withLock({ progress.current }) else {
@@ -196,6 +200,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
             continuing = true
             add(payload, wait: payload.wait ?? wait.interval(forWait: count, using: &randomness))
         }
+        if !continuing { didStop(after: operation, errors: errors) }
         // Added before the group counts this child out, so the group does not finish between.
         super.handleOperationFinished(child, errors: keepsErrors(continuing: continuing) ? errors : [])
     }
