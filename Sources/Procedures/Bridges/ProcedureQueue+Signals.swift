@@ -22,10 +22,11 @@ extension ProcedureQueue {
     /// try await queue.run(job)   // Ctrl-C: throws CancellationError once the job has stopped
     /// ```
     ///
-    /// Call it early, before the program starts other threads that might receive the signals.
-    /// It cancels what is on the queue when the signal arrives (each time one does); a signal
-    /// that arrives after the queue was released does nothing. The returned ``SignalTrap``
-    /// undoes it with ``SignalTrap/remove()``; kept or not, it stays in place until then.
+    /// Call it early, before adding the work a signal should stop: the trap is armed a moment
+    /// after the call returns, and a signal arriving in between is ignored. Each signal
+    /// cancels what is on the queue when it arrives; one that arrives after the queue was
+    /// released does nothing. The returned ``SignalTrap`` undoes it with
+    /// ``SignalTrap/remove()``; kept or not, it stays in place until then.
     ///
     /// SIGKILL and SIGSTOP cannot be caught: naming them is reported to ``ProcedureMisuse`` as
     /// ``ProcedureMisuse/Kind/uncatchableSignal``, and they are left out.
