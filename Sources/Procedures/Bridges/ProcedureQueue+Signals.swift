@@ -23,7 +23,7 @@ extension ProcedureQueue {
     /// ```
     ///
     /// Call it early, before adding the work a signal should stop: the trap is armed a moment
-    /// after the call returns, and a signal arriving in between is ignored. Each signal
+    /// after the call returns, and a signal arriving in between may be missed. Each signal
     /// cancels what is on the queue when it arrives; one that arrives after the queue was
     /// released does nothing. The returned ``SignalTrap`` undoes it with
     /// ``SignalTrap/remove()``; kept or not, it stays in place until then.
