@@ -32,23 +32,24 @@ func downloadThenRun(
     return (GroupProcedure(operations: [download, run]), run)
 }
 
-/// Makes Ctrl-C cancel everything on `queue`. Call it once, early in the program's life:
-/// libdispatch installs its own SIGINT handler when the source starts, so SIGINT's disposition
-/// must not change afterwards.
-func cancelOnInterrupt(_ queue: ProcedureQueue) -> any DispatchSourceSignal {
-    signal(SIGINT, SIG_IGN)  // the dispatch source, not the default action, handles it
-    let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-    interrupt.setEventHandler { queue.cancelAllOperations() }
-    interrupt.resume()
-    return interrupt
-}
-
 final class ProcessesAndNetworkGuideExamples: NetworkTestCase {
-    /// The queue Ctrl-C cancels, and its one interrupt source, set up once for the test
-    /// process as a command-line tool would.
-    private static let interruptibleQueue = ProcedureQueue()
-    nonisolated(unsafe) private static let interrupt = cancelOnInterrupt(interruptibleQueue)
+    /// The queue Ctrl-C cancels, set up once for the test process as a command-line tool
+    /// would (the trap stays in place for the rest of the process).
+    private static let interruptible: (queue: ProcedureQueue, trap: SignalTrap) = {
+        let queue = ProcedureQueue()
+        let ctrlC = queue.cancelAllOperations(onSignals: [SIGINT, SIGTERM])
+        return (queue, ctrlC)
+    }()
+    private static var interruptibleQueue: ProcedureQueue { interruptible.queue }
+    private static var interrupt: SignalTrap { interruptible.trap }
     private var file: URL!
+
+    /// Sets the trap up (once) and waits until a signal sent from now on is seen.
+    private func waitUntilCtrlCIsTrapped() {
+        let armed = expectation(description: "Ctrl-C trapped")
+        Self.interrupt.whenArmed { armed.fulfill() }
+        wait(for: [armed], timeout: 10)
+    }
 
     override func setUpWithError() throws {
         try super.setUpWithError()
@@ -101,7 +102,7 @@ final class ProcessesAndNetworkGuideExamples: NetworkTestCase {
     func testCtrlCDuringTheDownloadCancelsTheJob() {
         let (job, program) = downloadThenRun(
             server.url("/delay/20000"), to: file, program: "wc", arguments: ["-l"], session: session)
-        _ = Self.interrupt
+        waitUntilCtrlCIsTrapped()
         Self.interruptibleQueue.addOperation(job)
         waitUntil("the server has the request") { [server] in server!.requestCount("/delay/20000") == 1 }
         kill(getpid(), SIGINT)  // what the terminal sends on Ctrl-C
@@ -115,7 +116,7 @@ final class ProcessesAndNetworkGuideExamples: NetworkTestCase {
         let (job, program) = downloadThenRun(
             server.url("/lines/3"), to: file, program: "/bin/sh", arguments: ["-c", "sleep 1000", "sh"],
             session: session)
-        _ = Self.interrupt
+        waitUntilCtrlCIsTrapped()
         Self.interruptibleQueue.addOperation(job)
         waitUntil("the program runs") { program.processIdentifier != nil }
         let pid = try XCTUnwrap(program.processIdentifier)

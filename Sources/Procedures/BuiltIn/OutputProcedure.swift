@@ -47,7 +47,7 @@ extension InputProcedure {
             // where nothing else of this procedure runs concurrently.
             switch InputInjection.value(from: source) {
             case .success(let value): procedure.input = value
-            case .failure(let error): procedure.cancel(withError: error)
+            case .failure(let error): InputInjection.cancel(procedure, withError: error, from: source)
             }
         }
         return self

@@ -138,6 +138,20 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
         lock.withLock { progress.configure = block }
     }
 
+    /// Runs the configure blocks on `operation`, in the order they were appended (a payload's
+    /// own configure block is not among them). The repeat calls it on each operation it adds;
+    /// call it to configure another operation the same way (in a subclass, or a test).
+    ///
+    /// ```swift
+    /// pages.appendConfigureBlock { $0.pageSize = 50 }
+    /// let probe = FetchPage(number: 0)
+    /// pages.configure(probe)   // probe.pageSize == 50
+    /// ```
+    public final func configure(_ operation: T) {
+        let configure = lock.withLock { progress.configure }
+        configure?(operation)  // outside the lock: it is user code
+    }
+
     /// Stores the repeat's input and the block that gives it to each new operation.
     final func setInputForOperations(_ input: (any Sendable)?, apply: @escaping @Sendable (T) -> Void) {
         lock.withLock {
@@ -174,6 +188,10 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
         handleChildFinishAmongCallbacks(child, errors: errors)
     }
 
+    /// Called when `operation` finished with `errors` and no operation follows it, before the
+    /// group counts it out (so the repeat has not begun finishing). The default does nothing.
+    func didStop(after operation: T, errors: [any Error]) {}
+
     override func handleOperationFinished(_ child: Operation, errors: [any Error]) {
         // Only the current operation moves the repeat on; its waits are children too.
         guard let operation = child as? T, operation === lock.withLock({ progress.current }) else {
@@ -187,6 +205,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
             continuing = true
             add(payload, wait: payload.wait ?? wait.interval(forWait: count, using: &randomness))
         }
+        if !continuing { didStop(after: operation, errors: errors) }
         // Added before the group counts this child out, so the group does not finish between.
         super.handleOperationFinished(child, errors: keepsErrors(continuing: continuing) ? errors : [])
     }
@@ -207,9 +226,9 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
 
     private func add(_ payload: RepeatProcedurePayload<T>, wait seconds: TimeInterval) {
         let operation = payload.operation
-        let (applyInput, configure) = lock.withLock { (progress.applyInput, progress.configure) }
+        let applyInput = lock.withLock { progress.applyInput }
         applyInput?(operation)
-        configure?(operation)
+        configure(operation)
         payload.configure?(operation)
         lock.withLock {
             progress.previous = progress.current

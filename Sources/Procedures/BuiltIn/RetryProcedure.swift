@@ -19,7 +19,9 @@ public struct RetryFailureInfo<T: Procedure>: Sendable {
 /// ``RetryFailureInfo`` and the next attempt the iterator suggests, and returns it (possibly
 /// reconfigured, or with another wait), or nil to give up. The retry stops at the first
 /// attempt that succeeds, when the handler gives up, when the iterator runs out or after
-/// `max` attempts; it then finishes with the errors of its **last** attempt only.
+/// `max` attempts; it then finishes as its **last** attempt did: with that attempt's errors
+/// only, or, if that attempt was cancelled without errors, cancelled (without errors), since
+/// no attempt succeeded.
 ///
 /// ```swift
 /// let fetch = RetryProcedure(
@@ -103,4 +105,10 @@ open class RetryProcedure<T: Procedure>: RepeatProcedure<T>, @unchecked Sendable
 
     /// Only the last attempt's errors are the retry's.
     override func keepsErrors(continuing: Bool) -> Bool { !continuing }
+
+    /// A retry ends as its last attempt did: one that was cancelled without errors (and not by
+    /// the retry) leaves the retry cancelled, not succeeded, since no attempt succeeded.
+    override func didStop(after operation: T, errors: [any Error]) {
+        if errors.isEmpty, operation.isCancelled, !isCancelled { cancel() }
+    }
 }

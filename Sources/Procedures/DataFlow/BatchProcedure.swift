@@ -16,15 +16,20 @@ import ProceduresSupport
 /// input order: the first `width` when the batch executes, then one each time a child
 /// finishes its work (on that child's thread), so no more than `width` run at once.
 ///
-/// **Failures.** A child's errors are the batch's errors (the batch fails; ``ResultProcedure/output`` is nil
-/// and ``partialOutput`` holds the outputs of the children that succeeded). With
-/// ``FailurePolicy/runRemaining`` (the default) the other elements still run, so every
-/// element's errors are reported; with ``FailurePolicy/cancelRemaining`` the first failure
-/// cancels the running children (without errors of their own) and starts no more.
+/// **Outputs.** Once the batch has finished, whatever the outcome, ``partialOutput`` holds one
+/// entry per input element: the output of each child that succeeded, nil for the others. So
+/// "how many were done" is `partialOutput?.compactMap { $0 }.count`, after a success, a
+/// failure or a cancel alike. ``ResultGroupProcedure/output`` is the complete array, and only
+/// after a success.
+///
+/// **Failures.** A child's errors are the batch's errors, each reported once (the batch fails;
+/// its output is nil). With ``FailurePolicy/runRemaining`` (the default) the other elements
+/// still run, so every element's errors are reported; with ``FailurePolicy/cancelRemaining``
+/// the first failure cancels the running children (without errors of their own) and starts
+/// no more.
 ///
 /// **Cancellation.** Cancelling the batch cancels its running children and starts no more; it
-/// finishes, cancelled, once they have. ``partialOutput`` then holds one entry per input
-/// element: the output of each child that had succeeded, nil for the others.
+/// finishes, cancelled, once they have.
 ///
 /// A batch with no input is cancelled with ``ProcedureError/missingInput(name:)``. The cost is
 /// O(1) per element, and O(N) once at the finish; no step scans the children per child.
@@ -136,8 +141,8 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         }))
     }
 
-    /// The outputs of the children that succeeded, in input order (nil for the others), for a
-    /// batch that failed or was cancelled, once it finished.
+    /// The outputs of the children that succeeded, in input order (nil for the others), once
+    /// the batch has finished, whether it succeeded, failed or was cancelled; nil before.
     public var partialOutput: [Output?]? { batchLock.withLock { batch.partial } }
 
     /// Starts the first `width` elements.
@@ -210,7 +215,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         startNext()
     }
 
-    /// Sets the output (or the partial output).
+    /// Sets the partial output and, after a success, the output.
     public override func procedureWillFinish(withErrors errors: [any Error]) {
         let succeeded = errors.isEmpty && !isCancelled
         let elementCount = input?.count ?? 0
@@ -243,9 +248,8 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         }
         if succeeded, made.count == elementCount, let complete = Self.unwrapped(outputs) {
             setOutput(complete)
-        } else {
-            batchLock.withLock { batch.partial = outputs }
         }
+        batchLock.withLock { batch.partial = outputs }
         super.procedureWillFinish(withErrors: errors)
     }
 

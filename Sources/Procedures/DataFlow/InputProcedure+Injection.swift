@@ -27,7 +27,7 @@ extension InputProcedure {
             case .success(let value):
                 do { procedure.input = try transform(value) } catch { procedure.cancel(withError: error) }
             case .failure(let error):
-                procedure.cancel(withError: error)
+                InputInjection.cancel(procedure, withError: error, from: source)
             }
         }
         return self
@@ -43,7 +43,7 @@ extension InputProcedure {
             switch InputInjection.value(from: source) {
             case .success(.some(let value)): procedure.input = value
             case .success(.none): procedure.cancel(withError: ProcedureError.noOutput(name: source.displayName))
-            case .failure(let error): procedure.cancel(withError: error)
+            case .failure(let error): InputInjection.cancel(procedure, withError: error, from: source)
             }
         }
         return self
@@ -75,7 +75,7 @@ extension InputProcedure {
     }
 }
 
-/// The value an injection reads from its source.
+/// The value an injection reads from its source, and the cancel when there is none.
 enum InputInjection {
     static func value<Source: OutputProcedure>(from source: Source) -> Result<Source.Output, ProcedureError> {
         let name = source.displayName
@@ -84,5 +84,17 @@ enum InputInjection {
         if !errors.isEmpty { return .failure(.dependencyFailed(name: name, errors: errors)) }
         guard let output = source.output else { return .failure(.noOutput(name: name)) }
         return .success(output)
+    }
+
+    /// Cancels `consumer` with `error`, the reason `source` gave no value. A group that both
+    /// are children of is told first when the error only repeats the source's own errors,
+    /// which reach the group anyway (see ``SiblingEchoFiltering``).
+    static func cancel(_ consumer: Procedure, withError error: ProcedureError, from source: Procedure) {
+        if error.repeatsErrorsOfItsSource,
+            let group = consumer.enclosingGroup as? any SiblingEchoFiltering
+        {
+            group.noteEcho(error, of: consumer, from: source)
+        }
+        consumer.cancel(withError: error)
     }
 }

@@ -28,7 +28,7 @@ extension Collection where Element: OutputProcedure {
         gather.addWillExecuteBlockObserver { gather in
             for source in sources {
                 if case .failure(let error) = InputInjection.value(from: source) {
-                    gather.cancel(withError: error)
+                    InputInjection.cancel(gather, withError: error, from: source)
                     return
                 }
             }

@@ -14,7 +14,9 @@ import Foundation
 public protocol PartialOutputProcedure<PartialOutput>: OutputProcedure {
     /// What the procedure keeps when it does not finish its work.
     associatedtype PartialOutput: Sendable
-    /// The work done by a procedure that was cancelled or failed, once it has finished; nil
-    /// before it finishes, and after it succeeds (then ``OutputProcedure/output`` has it all).
+    /// The work done, once the procedure has finished; nil before. Every conforming procedure
+    /// keeps it when it was cancelled or failed; a ``BatchProcedure`` keeps it after a success
+    /// too (every element's output), a ``ReduceProcedure`` does not (then
+    /// ``OutputProcedure/output`` has it all).
     var partialOutput: PartialOutput? { get }
 }

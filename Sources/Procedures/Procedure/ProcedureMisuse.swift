@@ -51,6 +51,9 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
         /// An instrument (a ``ProcedureProfiler``) was attached to a procedure already enqueued,
         /// or a group's child: it follows a procedure from its enqueue, so it was not attached.
         case instrumentAttachedAfterEnqueue
+        /// SIGKILL or SIGSTOP was given to ``ProcedureQueue/cancelAllOperations(onSignals:)``;
+        /// no process can catch them, so the trap left them out.
+        case uncatchableSignal
     }
 
     /// What went wrong.

@@ -52,6 +52,62 @@ final class ConditionTests: MisuseRecordingTestCase {
         XCTAssertEqual(log.value, ["dependency", "condition after dependency", "will execute"])
     }
 
+    func testADependentsConditionMayRunWhileTheDependencysDidFinishObserversStillRun() {
+        // "Its dependencies have finished" means `isFinished`: the dependent is released
+        // then, not once the dependency's did-finish observers are done. Here the observer
+        // waits (a bounded time) for the condition; under a stricter rule it would wait in
+        // vain, and the condition would see the observer done.
+        let conditionRan = DispatchSemaphore(value: 0)
+        let observerDone = LockedBox(false)
+        let seen = LockedBox<(dependencyFinished: Bool, observerDone: Bool)?>(nil)
+        let conditionSeenDuringObserver = LockedBox(false)
+        let dependency = BlockProcedure {}
+        dependency.addDidFinishBlockObserver { _, _ in
+            let ran = conditionRan.wait(timeout: .now() + 5) == .success
+            conditionSeenDuringObserver.mutate { $0 = ran }
+            observerDone.mutate { $0 = true }
+        }
+        let dependent = TestProcedure(name: "dependent")
+        dependent.addDependency(dependency)
+        dependent.addCondition(BlockCondition { _, completion in
+            seen.mutate { $0 = (dependency.isFinished, observerDone.value) }
+            conditionRan.signal()
+            completion(.satisfied)
+        })
+        wait(for: dependency, dependent)
+        XCTAssertEqual(seen.value?.dependencyFinished, true, "the dependency had finished")
+        XCTAssertEqual(seen.value?.observerDone, false, "its did-finish observer had not returned")
+        XCTAssertTrue(conditionSeenDuringObserver.value)
+        XCTAssertTrue(dependent.didExecute)
+    }
+
+    func testAChildCancelledByItsFailedConditionAddsConditionFailedToItsGroup() {
+        let child = TestProcedure(name: "child")
+        child.addCondition(FalseCondition())
+        let sibling = TestProcedure(name: "sibling")
+        let group = GroupProcedure(operations: [child, sibling])
+        wait(for: group)
+        // The group is not cancelled: it fails, with the child's condition error.
+        assertProcedureFinishedWithErrors(group, count: 1)
+        assertProcedureCancelled(child, withErrors: true)
+        guard case .conditionFailed(let name, let error)? = group.errors.first as? ProcedureError else {
+            return XCTFail("expected conditionFailed, got \(group.errors)")
+        }
+        XCTAssertEqual(name, "FalseCondition")
+        XCTAssertEqual(error as? ConditionError, .alwaysFalse)
+        XCTAssertTrue(sibling.didExecute, "a child's failed condition does not stop its siblings")
+    }
+
+    func testAChildCancelledByAnIgnoredConditionLeavesItsGroupWithoutErrors() {
+        let child = TestProcedure(name: "child")
+        child.addCondition(IgnoredCondition(FalseCondition()))
+        let group = GroupProcedure(operations: [child])
+        wait(for: group)
+        assertProcedureFinished(group)
+        assertProcedureCancelled(child, withErrors: false)
+        XCTAssertFalse(child.didExecute)
+    }
+
     func testConditionsRunInOrderOnceEachAndStopAtTheFirstFailure() {
         let log = LockedBox<[String]>([])
         let procedure = TestProcedure()

@@ -84,6 +84,31 @@ final class MutualExclusionTests: XCTestCase {
         XCTAssertTrue(abThenBa.allSatisfy(\.didExecute) && onlyB.didExecute)
     }
 
+    func testOneCategoryWaitsBehindAnEarlierRequestForTwoThatIsStuckOnTheOther() {
+        // First come, first served in every line: `onlyB` asked for b after `both` did, so it
+        // waits for `both`, which holds nothing yet but is first in b's line, waiting for a.
+        let (a, b) = (uniqueCategory(), uniqueCategory())
+        let order = LockedBox<[String]>([])
+        let holdsA = exclusive("holdsA", a)
+        let both = exclusive("both", a, b)
+        let onlyB = exclusive("onlyB", b)
+        both.addWillExecuteBlockObserver { _ in order.mutate { $0.append("both") } }
+        onlyB.addWillExecuteBlockObserver { _ in order.mutate { $0.append("onlyB") } }
+        let queue = ProcedureQueue()
+        queue.addOperation(holdsA)
+        wait(for: [holdsA.executing], timeout: 10)
+        queue.addOperations([both, onlyB], waitUntilFinished: false)
+        // Both are in line (their conditions answer at once, as they are added).
+        XCTAssertTrue(both.stateSummary.contains("waiting for exclusivity"), both.stateSummary)
+        XCTAssertTrue(onlyB.stateSummary.contains("waiting for exclusivity"), onlyB.stateSummary)
+        XCTAssertFalse(onlyB.didExecute, "b is free, but onlyB is behind both in b's line")
+        both.release()
+        onlyB.release()
+        holdsA.release()
+        wait(for: holdsA, both, onlyB)
+        XCTAssertEqual(order.value, ["both", "onlyB"])
+    }
+
     func testCancellingAWaiterForTwoCategoriesLetsTheOneBehindItRun() {
         let (a, b) = (uniqueCategory(), uniqueCategory())
         let holdsA = exclusive("holdsA", a)

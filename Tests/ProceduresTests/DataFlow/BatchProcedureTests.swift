@@ -14,7 +14,53 @@ final class BatchProcedureTests: MisuseRecordingTestCase {
         wait(for: batch)
         assertProcedureFinished(batch)
         XCTAssertEqual(batch.output, (0..<20).map { $0 * $0 })
-        XCTAssertNil(batch.partialOutput)
+    }
+
+    func testPartialOutputHoldsEveryOutputAfterASuccess() {
+        let batch = BatchProcedure(input: Array(0..<5), width: 2) { (x: Int) -> Int in x * 10 }
+        XCTAssertNil(batch.partialOutput, "nothing before it finishes")
+        wait(for: batch)
+        assertProcedureFinished(batch)
+        XCTAssertEqual(batch.partialOutput, [0, 10, 20, 30, 40])
+        // "How many were done" reads the same whatever the outcome.
+        XCTAssertEqual(batch.partialOutput?.compactMap { $0 }.count, 5)
+    }
+
+    func testPartialOutputOfAnEmptyBatchThatSucceededIsEmpty() {
+        let batch = BatchProcedure(input: [Int](), width: 2) { $0 }
+        wait(for: batch)
+        XCTAssertEqual(batch.partialOutput?.count, 0)
+    }
+
+    func testOneFailingChildIsReportedOnce() async {
+        let error = TestError("two")
+        let batch = BatchProcedure(input: [1, 2, 3], width: 2) { (x: Int) -> Int in
+            if x == 2 { throw error }
+            return x
+        }
+        do {
+            _ = try await ProcedureQueue().run(batch)
+            XCTFail("the batch fails")
+        } catch {
+            XCTAssertEqual(error as? TestError, TestError("two"), "the child's error itself, not wrapped: \(error)")
+        }
+        XCTAssertEqual(batch.errors.count, 1)
+    }
+
+    func testAFailingChildIsReportedOnceByAGroupThatInjectsTheBatchsOutput() {
+        // The batch's error, and not again as the summing step's "BatchProcedure<…> failed with
+        // [two]", which only repeats it.
+        let batch = BatchProcedure(input: [1, 2, 3], width: 2) { (x: Int) -> Int in
+            if x == 2 { throw TestError("two") }
+            return x
+        }
+        let sum = TransformProcedure { (values: [Int]) in values.reduce(0, +) }.injectResult(from: batch)
+        let total = ResultGroupProcedure<Int>(operations: [batch, sum])
+        total.bind(from: sum)
+        wait(for: total)
+        assertProcedureFinishedWithErrors(total, count: 1)
+        XCTAssertEqual(total.errors.first as? TestError, TestError("two"), "\(total.errors)")
+        XCTAssertEqual(batch.partialOutput?.compactMap { $0 }, [1, 3])
     }
 
     func testTakesAnInjectedInput() {

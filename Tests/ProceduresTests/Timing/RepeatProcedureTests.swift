@@ -121,6 +121,36 @@ final class RepeatProcedureTests: MisuseRecordingTestCase {
         XCTAssertEqual(log.value, ["new", "payload 1", "new", "payload 2"])
     }
 
+    func testConfigureRunsTheAppendedBlocksInOrderOnAGivenOperation() {
+        let log = LockedBox<[String]>([])
+        let repeated = RepeatProcedure { BlockProcedure {} }
+        repeated.appendConfigureBlock { operation in log.mutate { $0.append("first \(operation.name ?? "")") } }
+        repeated.appendConfigureBlock { operation in log.mutate { $0.append("second \(operation.name ?? "")") } }
+        let probe = BlockProcedure {}
+        probe.name = "probe"
+        repeated.configure(probe)
+        XCTAssertEqual(log.value, ["first probe", "second probe"])
+        XCTAssertFalse(probe.isEnqueued, "configuring does not add the operation")
+        XCTAssertEqual(repeated.count, 0)
+    }
+
+    func testConfigureAfterAReplaceRunsOnlyTheReplacement() {
+        let log = LockedBox<[String]>([])
+        let repeated = RepeatProcedure { BlockProcedure {} }
+        repeated.appendConfigureBlock { _ in log.mutate { $0.append("replaced") } }
+        repeated.replaceConfigureBlock { _ in log.mutate { $0.append("replacement") } }
+        repeated.configure(BlockProcedure {})
+        XCTAssertEqual(log.value, ["replacement"])
+    }
+
+    func testConfigureWithoutBlocksDoesNothing() {
+        let repeated = RepeatProcedure { BlockProcedure {} }
+        let probe = BlockProcedure {}
+        repeated.configure(probe)
+        XCTAssertNil(probe.name)
+        XCTAssertTrue(misuse.all.isEmpty)
+    }
+
     func testCancellingCancelsTheCurrentOperationAndAddsNoMore() {
         let clock = ManualClock()
         let made = LockedBox(0)

@@ -176,6 +176,40 @@ final class RetryProcedureTests: MisuseRecordingTestCase {
         XCTAssertEqual(made.value, 2)
     }
 
+    /// An attempt that cancels itself without errors (a condition said "do not run").
+    private func silentlyCancelledAttempt() -> TestProcedure {
+        let attempt = TestProcedure()
+        attempt.addCondition(IgnoredCondition(FalseCondition()))
+        return attempt
+    }
+
+    func testARetryWhoseLastAttemptWasCancelledWithoutErrorsFinishesCancelled() {
+        let retry = RetryProcedure(maxAttempts: 2) { self.silentlyCancelledAttempt() }
+        wait(for: retry)
+        // No attempt succeeded: the retry did not either. It ends as its last attempt did.
+        assertProcedureCancelled(retry, withErrors: false)
+        XCTAssertEqual(retry.count, 2, "a cancelled attempt is a failed one: it was retried")
+        XCTAssertTrue(retry.current?.isCancelled ?? false)
+    }
+
+    func testARetryWhoseHandlerGivesUpAfterACancelledAttemptFinishesCancelled() {
+        let retry = RetryProcedure(maxAttempts: 5, retry: { _, _ in nil }) { self.silentlyCancelledAttempt() }
+        wait(for: retry)
+        assertProcedureCancelled(retry, withErrors: false)
+        XCTAssertEqual(retry.count, 1)
+    }
+
+    func testAnAttemptCancelledWithoutErrorsIsRetriedAndALaterSuccessWins() {
+        let made = LockedBox(0)
+        let retry = RetryProcedure(maxAttempts: 3) { () -> TestProcedure in
+            let number = made.mutate { $0 += 1; return $0 }
+            return number == 1 ? self.silentlyCancelledAttempt() : TestProcedure()
+        }
+        wait(for: retry)
+        assertProcedureFinished(retry)
+        XCTAssertEqual(retry.count, 2)
+    }
+
     func testIteratorThatRunsOutEndsTheRetryWithTheLastErrors() {
         let attempts = [TestProcedure(error: TestError("a")), TestProcedure(error: TestError("b"))]
         let retry = RetryProcedure(iterator: attempts.makeIterator())
