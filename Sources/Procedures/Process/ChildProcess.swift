@@ -283,7 +283,7 @@ final class ChildProcess: @unchecked Sendable {
         #endif
         if isUnreapedChild() {
             _ = kill(-pid, SIGKILL)
-            containment.killAll()
+            containment.killAll(leaderHasExited: true)
         }
         var raw: Int32 = 0
         var reaped: pid_t
@@ -369,7 +369,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// SIGKILL to the group and every descendant known. Only before the leader is reaped.
     private func killEverything() {
-        containment.killAll()
+        containment.killAll(leaderHasExited: false)
         signalGroup(SIGKILL)
     }
 

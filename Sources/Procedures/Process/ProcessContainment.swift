@@ -119,8 +119,9 @@ public enum ProcessContainment {
     /// Runs `spawn` (which returns the new child's pid, if any) so that the child is registered
     /// as a program before anything that looks for orphans can see it.
     static func registering(_ spawn: () -> pid_t?) -> pid_t? {
-        state.withLock { state in
-            guard state.mechanism > .processGroup else { return spawn() }
+        // Without a subreaper nothing looks for orphans: spawns need not wait for each other.
+        guard mechanism > .processGroup else { return spawn() }
+        return state.withLock { state in
             let pid = spawn()
             if let pid { state.programs.insert(pid) }
             return pid
@@ -143,7 +144,7 @@ public enum ProcessContainment {
         case .subreaper: return .subreaper
         case .controlGroup:
             guard let root, let group = ControlGroup.make(named: "\(serial)", in: root) else {
-                controlGroupsRefused(errno: errno)
+                controlGroupsRefused()
                 return .subreaper
             }
             return .controlGroup(group, killsAtOnce: root.killsAtOnce)
@@ -151,7 +152,7 @@ public enum ProcessContainment {
     }
 
     /// A cgroup could not be made or a program not moved into it: later programs get walks.
-    static func controlGroupsRefused(errno: Int32) {
+    static func controlGroupsRefused() {
         state.withLock { state in
             if state.mechanism == .controlGroup { state.mechanism = .subreaper }
         }

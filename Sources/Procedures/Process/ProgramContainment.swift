@@ -58,7 +58,7 @@ final class ProgramContainment: @unchecked Sendable {
         guard refusal == 0 || refusal == ESRCH else {
             // Not allowed after all (delegation rules, a controller's constraints): walk trees.
             group.remove()
-            ProcessContainment.controlGroupsRefused(errno: refusal)
+            ProcessContainment.controlGroupsRefused()
             return ProgramContainment(leader: leader, mode: .subreaper)
         }
         // Anything it started before the stop took effect, still below it, joins it.
@@ -95,14 +95,16 @@ final class ProgramContainment: @unchecked Sendable {
         }
     }
 
-    /// SIGKILL to every descendant known (all of them, with a cgroup).
-    func killAll() {
+    /// SIGKILL to every descendant known (all of them, with a cgroup). Once the leader has
+    /// exited its children are no longer below it: only what earlier walks found is walked.
+    func killAll(leaderHasExited: Bool) {
         switch mode {
         case .controlGroup(let group, let killsAtOnce):
             recordMembers(of: group)
             group.killAll(atOnce: killsAtOnce)
         case .processGroup, .subreaper:
-            survey()
+            if leaderHasExited && found.isEmpty { return }  // nothing to walk from: the usual exit
+            survey(fromLeader: !leaderHasExited)
             for (pid, startTime) in found {
                 ProcessTree.send(SIGKILL, to: ProcessTree.Identity(pid: pid, startTime: startTime)) { !$0.isZombie }
             }
@@ -156,9 +158,9 @@ final class ProgramContainment: @unchecked Sendable {
 
     /// Walks the tree below the leader (while it is still there) and below every descendant
     /// recorded so far, recording what it finds.
-    private func survey() {
+    private func survey(fromLeader: Bool = true) {
         let running = found.filter { ProcessTree.isRunning(.init(pid: $0.key, startTime: $0.value)) }
-        record(ProcessTree.descendants(of: (leaderIsReaped ? [] : [leader]) + running.keys))
+        record(ProcessTree.descendants(of: (fromLeader && !leaderIsReaped ? [leader] : []) + running.keys))
     }
 
     private func recordMembers(of group: ControlGroup) {
