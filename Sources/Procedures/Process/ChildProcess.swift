@@ -348,7 +348,9 @@ final class ChildProcess: @unchecked Sendable {
         queue.async { [self] in
             guard status == nil, !terminationRequested else { return }
             terminationRequested = true
-            // Descendants outside the group first, while the tree below the leader is whole.
+            // Descendants outside the group first, while the tree below the leader is whole,
+            // and with the group stopped, so that none forks one the walk would not see.
+            signalGroup(SIGSTOP)
             containment.signalOutsideGroup(SIGTERM)
             signalGroup(SIGTERM)
             // A stopped program (SIGSTOP, Ctrl-Z, a debugger, `ProcessProcedure.suspend`) keeps

@@ -39,9 +39,12 @@ struct ControlGroup {
         removeAbandonedRoots(in: parentDirectory)
         let name = "procedures-\(getpid())"
         let directory = parentDirectory + "/" + name
-        guard mkdir(directory, 0o755) == 0 || errno == EEXIST, access(directory + "/cgroup.procs", W_OK) == 0 else {
-            return nil
+        if mkdir(directory, 0o755) != 0 {
+            // Left by an earlier process that had this pid: its empty cgroups go.
+            guard errno == EEXIST else { return nil }
+            removeGroups(in: directory, keepingDirectory: true)
         }
+        guard access(directory + "/cgroup.procs", W_OK) == 0 else { return nil }
         return Root(directory: directory, path: base + "/" + name, killsAtOnce: access(directory + "/cgroup.kill", W_OK) == 0)
         #else
         return nil
@@ -168,11 +171,11 @@ struct ControlGroup {
 
     #if os(Linux)
     /// Removes the empty numbered cgroups in `directory`, then `directory` itself if it is empty.
-    private static func removeGroups(in directory: String) {
+    private static func removeGroups(in directory: String, keepingDirectory: Bool = false) {
         for name in ProcessTree.names(in: directory) ?? [] where name.first?.isNumber == true {
             rmdir(directory + "/" + name)
         }
-        rmdir(directory)
+        if !keepingDirectory { rmdir(directory) }
     }
     #endif
 }

@@ -36,9 +36,13 @@ import ProceduresSupport
 ///   (`cgroup.kill`), and the procedure finishes once the cgroup is empty, its orphans reaped.
 ///   Possible where this process may create cgroups and move processes into them: as root, or
 ///   in a cgroup delegated to it (a systemd unit with `Delegate=yes`, `systemd-run --user
-///   --scope -p Delegate=yes`). One gap remains: a program that forks and detaches in the few
-///   microseconds between its start and its move into the cgroup (before its first
-///   instruction has run, in practice never).
+///   --scope -p Delegate=yes`). One gap remains: `posix_spawn` cannot start a program in a
+///   cgroup (before glibc 2.39), so the program is stopped (SIGSTOP) as soon as `posix_spawn`
+///   returns, moved in with what it has started, then continued. What it detaches in between
+///   (usually microseconds; more if the spawning thread is preempted on a busy machine) is not
+///   in the cgroup; a subreaper still adopts it. A move costs an RCU grace period (10–25 ms
+///   measured here for a program started on its own, far less for programs started back to
+///   back), during which the program stays stopped: that is why cgroups are opt-in.
 ///
 /// Being a subreaper is process-wide: orphans of *every* descendant come to this process,
 /// including those of children started otherwise (Foundation's `Process`). The library reaps
@@ -143,7 +147,10 @@ public enum ProcessContainment {
         case .processGroup: return .processGroup
         case .subreaper: return .subreaper
         case .controlGroup:
-            guard let root, let group = ControlGroup.make(named: "\(serial)", in: root) else {
+            // One left over by an earlier process with this pid may hold the name: one more try.
+            guard let root, let group = ControlGroup.make(named: "\(serial)", in: root)
+                ?? ControlGroup.make(named: "\(serial)-\(UInt32.random(in: 0...UInt32.max))", in: root)
+            else {
                 controlGroupsRefused()
                 return .subreaper
             }

@@ -145,6 +145,20 @@ enum ProcessTree {
         #endif
     }
 
+    /// Reaps one zombie child of this process in process group `group`; true if it did.
+    static func reapZombieChild(inGroup group: pid_t) -> Bool {
+        #if os(Linux)
+        var info = siginfo_t()
+        var answered: Int32
+        repeat {
+            answered = waitid(P_PGID, id_t(group), &info, WEXITED | WNOHANG)
+        } while answered < 0 && errno == EINTR
+        return answered == 0 && info._sifields._sigchld.si_pid != 0
+        #else
+        return false
+        #endif
+    }
+
     #if os(Linux)
     /// The names in a directory (without "." and ".."), or nil if it cannot be read.
     static func names(in directory: String) -> [String]? {

@@ -61,11 +61,16 @@ final class ProgramContainment: @unchecked Sendable {
             ProcessContainment.controlGroupsRefused()
             return ProgramContainment(leader: leader, mode: .subreaper)
         }
-        // Anything it started before the stop took effect, still below it, joins it.
-        for entry in ProcessTree.descendants(of: [leader]) {
-            ProcessTree.send(SIGSTOP, to: entry.identity)
-            _ = group.add(entry.pid)
-            ProcessTree.send(SIGCONT, to: entry.identity)
+        // Anything it started before the stop took effect joins it: each process is moved
+        // before its children are listed, so a child it forks meanwhile is born in the cgroup.
+        var seen: Set<pid_t> = [leader]
+        var moved = [leader]
+        while let parent = moved.popLast() {
+            for child in ProcessTree.children(of: parent) where seen.insert(child).inserted {
+                guard ProcessTree.entry(child)?.parent == parent else { continue }
+                _ = group.add(child)
+                moved.append(child)
+            }
         }
         return ProgramContainment(leader: leader, mode: mode)
     }
@@ -124,6 +129,13 @@ final class ProgramContainment: @unchecked Sendable {
             walks = false
         }
         let adopts = if case .processGroup = mode { false } else { true }
+        if adopts {
+            // Members of its group killed with it come back as orphans (their parent died with
+            // them), even one that exited before it could be moved into a cgroup. While one is
+            // a zombie the group's id cannot be reused, so any zombie child in that group is one.
+            while ProcessTree.reapZombieChild(inGroup: leader) {}
+            if kill(-leader, 0) == 0 { return false }  // some are still dying
+        }
         for (pid, startTime) in found {
             guard let entry = ProcessTree.entry(pid), entry.startTime == startTime else {
                 found[pid] = nil  // gone: reaped by its parent

@@ -142,6 +142,77 @@ final class ProcessContainmentTests: XCTestCase {
         XCTAssertFalse(processExists(orphan), "pid \(orphan) was not killed and reaped")
     }
 
+    // MARK: - Stress
+
+    func testWithControlGroupsCancelsRacingExitsLeaveNoProcessNoZombieAndNoCgroup() throws {
+        guard isChild else { return assertChildSurvives("testWithControlGroupsCancelsRacingExitsLeaveNoProcessNoZombieAndNoCgroup") }
+        try enable(.controlGroup)
+        // Half of them exit by themselves, leaving daemons (after a moment: a program is moved
+        // into its cgroup just after it has started, which a busy machine can delay).
+        assertCancelsRacingExitsLeaveNothing { index in
+            "sleep 0.05; sleep 5 & setsid sleep 5 & (setsid sleep 5 &); echo up" + (index % 2 == 0 ? "; wait" : "")
+        }
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: Self.ownControlGroupDirectory())) ?? []
+        XCTAssertEqual(leftovers.filter { $0.first?.isNumber == true }, [], "program cgroups left behind")
+    }
+
+    func testWithASubreaperCancelsRacingExitsLeaveNoProcessAndNoZombie() throws {
+        guard isChild else { return assertChildSurvives("testWithASubreaperCancelsRacingExitsLeaveNoProcessAndNoZombie") }
+        try enable(.subreaper)
+        // Descendants that stay below the program (what walks can find), some still starting.
+        assertCancelsRacingExitsLeaveNothing { _ in "sleep 5 & setsid sleep 5 & echo up; wait" }
+    }
+
+    /// Programs that start descendants in their group and outside it, cancelled at whatever
+    /// point they have reached: once all have finished, this process has no child left,
+    /// running or zombie.
+    private func assertCancelsRacingExitsLeaveNothing(
+        file: StaticString = #filePath, line: UInt = #line, script: (Int) -> String
+    ) {
+        let count = stressIterations(60)
+        let procedures = (0..<count).map { ProcessProcedure(shellCommand: script($0), terminationGracePeriod: 1) }
+        for (index, procedure) in procedures.enumerated() {
+            // From just after the spawn to well after a quick program's exit.
+            procedure.addDidExecuteBlockObserver { procedure in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(index % 8 * 15)) { procedure.cancel() }
+            }
+        }
+        queue.maxConcurrentOperationCount = 8
+        queue.addOperations(procedures, waitUntilFinished: false)
+        wait(forAll: procedures, on: queue, timeout: 120)
+        let left = Self.ownChildren().map { pid in
+            ((try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? "\(pid) gone").prefix(40)
+                + " in " + ((try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)) ?? "?").suffix(30)
+        }
+        XCTAssertEqual(left, [], "children left behind (\(ProcessContainment.mechanism))", file: file, line: line)
+    }
+
+    /// This process's children, running or zombie (of every thread).
+    private static func ownChildren() -> [Int32] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.flatMap { task in
+            ((try? String(contentsOfFile: "/proc/self/task/\(task)/children", encoding: .utf8)) ?? "")
+                .split(separator: " ").compactMap { Int32($0) }
+        }
+    }
+
+    /// The directory of this process's program cgroups (`procedures-PID` next to its own cgroup).
+    private static func ownControlGroupDirectory() -> String {
+        let own = ((try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)) ?? "")
+            .split(separator: "\n").first { $0.hasPrefix("0::") }.map { String($0.dropFirst(3)) } ?? "/"
+        let mounts = (try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? ""
+        var mount = "/sys/fs/cgroup"
+        for entry in mounts.split(separator: "\n") {
+            let fields = entry.split(separator: " ")
+            if fields.count > 2 && fields[2] == "cgroup2" {
+                mount = String(fields[1])
+                break
+            }
+        }
+        let base: String = own == "/" ? "" : own
+        return mount + base + "/procedures-\(getpid())"
+    }
+
     // MARK: - Helpers
 
     /// A shell script that starts a daemon (a double fork into a session of its own, holding
