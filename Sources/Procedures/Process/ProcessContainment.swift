@@ -26,9 +26,10 @@ import ProceduresSupport
 ///   its group, goes to `init` and survives. Killed descendants are reaped by `init`.
 /// - ``Mechanism/subreaper``: the same, and this process is a child subreaper
 ///   (`PR_SET_CHILD_SUBREAPER`, Linux 3.4), so orphans come back to it instead of `init`: those
-///   the walks found are reaped by their procedure before it finishes (no zombies, even where
-///   `init` does not reap). Orphans no walk found stay alive; a tool that starts children only
-///   through procedures ends them with ``endAdoptedOrphans(completion:)`` before it exits.
+///   the walks found, and the members of the program's group killed with it, are reaped by
+///   their procedure before it finishes (no zombies, even where `init` does not reap). Orphans
+///   no walk found stay alive; a tool that starts children only through procedures ends them
+///   with ``endAdoptedOrphans(completion:)`` before it exits.
 /// - ``Mechanism/controlGroup``: the same, and each program runs in a cgroup v2 of its own, made
 ///   below this process's cgroup. Every process the program starts is in it, whatever it does
 ///   (`setsid`, double fork, daemon), unless it has the privilege to move itself elsewhere.
@@ -75,10 +76,11 @@ public enum ProcessContainment {
     /// The mechanism programs started from now on get.
     public static var mechanism: Mechanism { state.withLock { $0.mechanism } }
 
-    /// Turns on the strongest mechanism this process can have (see ``ProcessContainment``):
-    /// makes it a child subreaper and, where it can and `controlGroups` is true, makes a cgroup
-    /// for each program. Idempotent; a later call with `controlGroups: false` stops making
-    /// cgroups for programs started afterwards. The subreaper cannot be turned off.
+    /// Turns containment on (see ``ProcessContainment``): makes this process a child subreaper
+    /// and, if `controlGroups` is true and this process may create cgroups, gives each program
+    /// started from now on a cgroup of its own. Idempotent; a later call with
+    /// `controlGroups: false` stops making cgroups for programs started afterwards. The
+    /// subreaper cannot be turned off.
     ///
     /// Call it early, before starting programs: ``endAdoptedOrphans(completion:)`` counts a
     /// child started before as an orphan.

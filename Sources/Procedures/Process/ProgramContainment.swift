@@ -25,7 +25,7 @@ final class ProgramContainment: @unchecked Sendable {
     }
 
     let leader: pid_t
-    private(set) var mode: Mode
+    let mode: Mode
     /// Descendants found by walks (never the leader): pid → start time.
     private var found: [pid_t: UInt64] = [:]
     /// Set once the leader has been reaped: its pid may belong to anyone after that, so walks
@@ -50,11 +50,11 @@ final class ProgramContainment: @unchecked Sendable {
         guard case .controlGroup(let group, _) = mode else { return ProgramContainment(leader: leader, mode: mode) }
         // posix_spawn returns once the program has exec'd, and a move takes a while (the kernel
         // waits for an RCU grace period, milliseconds): stopped, the program cannot fork and
-        // let a descendant slip out meanwhile. It has not run its first instruction, in practice.
+        // let a descendant slip out meanwhile. It has usually not run anything yet (unless this
+        // thread was preempted since the spawn).
         kill(leader, SIGSTOP)
         defer { kill(leader, SIGCONT) }
         let refusal = group.add(leader)
-
         guard refusal == 0 || refusal == ESRCH else {
             // Not allowed after all (delegation rules, a controller's constraints): walk trees.
             group.remove()
@@ -116,8 +116,9 @@ final class ProgramContainment: @unchecked Sendable {
         }
     }
 
-    /// Whether every descendant killed by ``killAll()`` has exited, reaping those that came back
-    /// to this process (a subreaper). Call it again, a little later, while it says false.
+    /// Whether every descendant killed by ``killAll(leaderHasExited:)`` has exited, and the
+    /// members of the leader's group too, reaping those that came back to this process (a
+    /// subreaper). Call it again, a little later, while it says false.
     func settle() -> Bool {
         var walks = true
         if case .controlGroup(let group, let killsAtOnce) = mode {
