@@ -58,7 +58,10 @@ enum StepsCommand {
         }
         let source = bundled ? "the bundled example pipeline" : options.pipelinePath!
         display.runStarted("Running \(pipeline.steps.count) step\(pipeline.steps.count == 1 ? "" : "s") of \(source), \(jobs) at a time")
-        run.start { status in exit(status) }
+        // Every descendant of a step, wherever it went, ends with it (see ProcessContainment);
+        // orphans that no step could claim are ended before exiting, so none is left to init.
+        ProcessContainment.enable(controlGroups: true)
+        run.start { status in ProcessContainment.endAdoptedOrphans { exit(status) } }
         dispatchMain()
     }
 

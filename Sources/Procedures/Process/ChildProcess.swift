@@ -22,12 +22,19 @@ import Foundation
 /// **Process group.** The child leads a process group of its own (as with `Process`), so a
 /// terminal's Ctrl-C reaches only the parent, which decides (typically by cancelling). Signals
 /// go to the whole group, so a shell's own children stop with it. When the leader exits, what
-/// it left in its group is killed before the leader is reaped: no process outlives the
-/// procedure (the unreaped leader keeps the group's id from being reused meanwhile).
+/// it left in its group is killed before the leader is reaped (the unreaped leader keeps the
+/// group's id from being reused meanwhile).
+///
+/// **Descendants.** What left the group (`setsid`) is reached through a ``ProgramContainment``
+/// (its cgroup, or walks of its process tree, see ``ProcessContainment``): signalled with the
+/// group, killed when the leader exits, and, once they have exited, reaped if they came back to
+/// this process. Completion waits for them, and for the output pipes to reach their end, for
+/// ``lingerLimit`` at most after the leader was reaped: then what is still open is read one
+/// last time and cut short, so that a descendant out of reach that holds a pipe cannot hold
+/// the procedure.
 ///
 /// **Threading.** Everything after the spawn happens on one serial queue per child: output
-/// reads, the exit, the grace timer. `completion` runs there once the child has been reaped and
-/// both output pipes reached their end.
+/// reads, the exit, the timers. `completion` runs there once.
 final class ChildProcess: @unchecked Sendable {
     // @unchecked: `pid` and `queue` are immutable; every other member is touched only on
     // `queue` (after `spawn` returns; before that, only by the spawning thread).
@@ -61,8 +68,13 @@ final class ChildProcess: @unchecked Sendable {
         let code: Int32
     }
 
+    /// How long, after the leader has been reaped, completion waits for its killed descendants
+    /// to exit and for the output pipes to reach their end (on the procedure's clock).
+    static let lingerLimit: TimeInterval = 0.5
+
     let pid: pid_t
     private let queue: DispatchQueue
+    private let clock: any ProcedureClock
     private var completion: ((ProcessStatus?) -> Void)?
     private var exitWatcher: DescriptorWatch?
     #if canImport(Darwin)
@@ -80,11 +92,17 @@ final class ChildProcess: @unchecked Sendable {
     private var status: Exit?
     private var terminationRequested = false
     private var graceTimer: (any Cancelable)?
+    private var containment: ProgramContainment!
+    /// Whether the descendants killed when the leader exited have exited too (or stopped
+    /// being waited for).
+    private var descendantsSettled = false
+    private var lingerTimer: (any Cancelable)?
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
 
-    private init(pid: pid_t, queue: DispatchQueue) {
+    private init(pid: pid_t, queue: DispatchQueue, clock: any ProcedureClock) {
         self.pid = pid
         self.queue = queue
+        self.clock = clock
     }
 
     deinit {
@@ -92,9 +110,12 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Starts the program; nothing is watched until ``startWatching()``. `completion` runs on
-    /// the child's queue once it has exited, been reaped, and its collected outputs reached
-    /// their end, with its status (nil if the system reaped it first and the status is lost).
-    static func spawn(_ launch: Launch, completion: @escaping (ProcessStatus?) -> Void) throws(SpawnError) -> ChildProcess {
+    /// the child's queue once it has exited, been reaped, its descendants stopped and its
+    /// collected outputs ended (or cut short), with its status (nil if the system reaped it
+    /// first and the status is lost). `clock` measures the grace period and ``lingerLimit``.
+    static func spawn(
+        _ launch: Launch, clock: any ProcedureClock, completion: @escaping (ProcessStatus?) -> Void
+    ) throws(SpawnError) -> ChildProcess {
         var pipes: [(fd: Int32, read: Int32, write: Int32, collector: ProcessOutputCollector)] = []
         func closePipes() {
             for pipe in pipes {
@@ -113,22 +134,30 @@ final class ChildProcess: @unchecked Sendable {
         }
 
         var pid = pid_t()
-        let result = withSpawnSetup(launch, pipes: pipes.map { ($0.fd, $0.write) }) { fileActions, attributes in
-            withCStrings(launch.arguments) { argv in
-                if let environment = launch.environment {
-                    return withCStrings(environment) { envp in
-                        posix_spawn(&pid, launch.path, fileActions, attributes, argv, envp)
+        var result: Int32 = 0
+        let containment = ProgramContainment.prepare()
+        _ = ProcessContainment.registering {
+            result = withSpawnSetup(launch, pipes: pipes.map { ($0.fd, $0.write) }) { fileActions, attributes in
+                withCStrings(launch.arguments) { argv in
+                    if let environment = launch.environment {
+                        return withCStrings(environment) { envp in
+                            posix_spawn(&pid, launch.path, fileActions, attributes, argv, envp)
+                        }
                     }
+                    return posix_spawn(&pid, launch.path, fileActions, attributes, argv, environ)
                 }
-                return posix_spawn(&pid, launch.path, fileActions, attributes, argv, environ)
             }
+            return result == 0 ? pid : nil
         }
         guard result == 0 else {
             closePipes()
+            ProgramContainment.discard(containment)
             throw SpawnError(code: result)
         }
+        let contained = ProgramContainment.contain(pid, prepared: containment)
 
-        let child = ChildProcess(pid: pid, queue: DispatchQueue(label: "Procedures.ChildProcess.\(pid)"))
+        let child = ChildProcess(pid: pid, queue: DispatchQueue(label: "Procedures.ChildProcess.\(pid)"), clock: clock)
+        child.containment = contained
         child.completion = completion
         for pipe in pipes {
             close(pipe.write)  // the child has its copy; EOF comes when every writer is gone
@@ -171,14 +200,19 @@ final class ChildProcess: @unchecked Sendable {
                 return
             }
             // End of file (or an error that ends the stream just the same).
-            collectors[fd] = nil
-            readers[fd] = nil
-            watch.cancel()
-            collector.close()
-            openOutputs -= 1
+            endOutput(fd, cutShort: false)
             completeIfDone()
             return
         }
+    }
+
+    private func endOutput(_ fd: Int32, cutShort: Bool) {
+        guard let collector = collectors[fd] else { return }
+        collectors[fd] = nil
+        readers[fd]?.cancel()
+        readers[fd] = nil
+        collector.close(cutShort: cutShort)
+        openOutputs -= 1
     }
 
     private func watchExit() {
@@ -247,50 +281,98 @@ final class ChildProcess: @unchecked Sendable {
         exitSource?.cancel()
         exitSource = nil
         #endif
-        if isUnreapedChild() { _ = kill(-pid, SIGKILL) }
+        if isUnreapedChild() {
+            _ = kill(-pid, SIGKILL)
+            containment.killAll(leaderHasExited: true)
+        }
         var raw: Int32 = 0
         var reaped: pid_t
         repeat {
             reaped = waitpid(pid, &raw, WNOHANG)
         } while reaped < 0 && errno == EINTR
+        containment.leaderIsReaped = true
+        ProcessContainment.forget(pid)
         // reaped != pid only if the system reaped it for us (SIGCHLD ignored process-wide):
         // then its status is lost.
         status = reaped == pid ? .known(ProcessStatus(waitStatus: raw)) : .unknown
         graceTimer?.cancel()
         graceTimer = nil
+        settleDescendants(pause: 0.001)
+        // Its own ends of the pipes closed before it exited: usually they are at their end now.
+        for fd in Array(collectors.keys) { drain(fd) }
+        if completion != nil {
+            lingerTimer = clock.schedule(after: Self.lingerLimit) { [self] in queue.async { [self] in lingerEnded() } }
+        }
+        completeIfDone()
+    }
+
+    /// Watches, on a timer that backs off to 20 ms, until the killed descendants have exited.
+    private func settleDescendants(pause: TimeInterval) {
+        guard completion != nil, !descendantsSettled else { return }
+        if containment.settle() {
+            descendantsSettled = true
+            completeIfDone()
+        } else {
+            queue.asyncAfter(deadline: .now() + pause) { [self] in settleDescendants(pause: min(pause * 2, 0.02)) }
+        }
+    }
+
+    /// ``lingerLimit`` has passed since the leader was reaped: what the outputs still hold is
+    /// read, they are cut short, and descendants that have not exited are no longer waited for.
+    private func lingerEnded() {
+        guard completion != nil else { return }
+        for fd in Array(collectors.keys) {
+            if collectors[fd] != nil { drain(fd) }  // what is buffered, up to EAGAIN (or EOF)
+            endOutput(fd, cutShort: true)
+        }
+        descendantsSettled = true
         completeIfDone()
     }
 
     private func completeIfDone() {
-        guard let status, openOutputs == 0, let completion else { return }
+        guard let status, openOutputs == 0, descendantsSettled, let completion else { return }
         self.completion = nil
+        lingerTimer?.cancel()
+        lingerTimer = nil
         readers.removeAll()
+        containment.release()
         if case .known(let known) = status { completion(known) } else { completion(nil) }
     }
 
     // MARK: - Stopping
 
-    /// Sends SIGTERM (and SIGCONT, for a stopped child) to the child's process group, then
-    /// SIGKILL once `gracePeriod` has passed on `clock` if it is still running. Safe to call at
-    /// any time, from any thread, more than once.
-    func terminate(gracePeriod: TimeInterval, clock: any ProcedureClock) {
+    /// Sends SIGTERM (and SIGCONT, for a stopped child) to the child's process group and the
+    /// descendants its containment reaches, then SIGKILL once `gracePeriod` has passed on the
+    /// clock if it is still running. Safe to call at any time, from any thread, more than once.
+    func terminate(gracePeriod: TimeInterval) {
         queue.async { [self] in
             guard status == nil, !terminationRequested else { return }
             terminationRequested = true
+            // Descendants outside the group first, while the tree below the leader is whole,
+            // and with the group stopped, so that none forks one the walk would not see.
+            signalGroup(SIGSTOP)
+            containment.signalOutsideGroup(SIGTERM)
             signalGroup(SIGTERM)
             // A stopped program (SIGSTOP, Ctrl-Z, a debugger, `ProcessProcedure.suspend`) keeps
             // SIGTERM pending until it runs again: continue it so that it can act on it.
             signalGroup(SIGCONT)
+            containment.signalOutsideGroup(SIGCONT)
             guard gracePeriod > 0 else {  // also false for NaN
-                signalGroup(SIGKILL)
+                killEverything()
                 return
             }
             graceTimer = clock.schedule(after: gracePeriod) { [self] in
                 queue.async { [self] in
-                    if status == nil { signalGroup(SIGKILL) }
+                    if status == nil { killEverything() }
                 }
             }
         }
+    }
+
+    /// SIGKILL to the group and every descendant known. Only before the leader is reaped.
+    private func killEverything() {
+        containment.killAll(leaderHasExited: false)
+        signalGroup(SIGKILL)
     }
 
     /// Sends `signal` (SIGSTOP or SIGCONT) to the child's process group, unless it has exited
@@ -309,86 +391,5 @@ final class ChildProcess: @unchecked Sendable {
         // The child may have moved itself to another group (setsid): then signal it directly too.
         if getpgid(pid) != pid { _ = kill(pid, signal) }
         _ = kill(-pid, signal)
-    }
-}
-
-// MARK: - posix_spawn set-up
-
-extension ChildProcess {
-    #if canImport(Darwin)
-    private typealias FileActions = posix_spawn_file_actions_t?
-    private typealias Attributes = posix_spawnattr_t?
-    #else
-    private typealias FileActions = posix_spawn_file_actions_t
-    private typealias Attributes = posix_spawnattr_t
-    #endif
-
-    /// Builds the file actions (standard streams, working directory, no stray descriptors) and
-    /// attributes (clean signal mask, default dispositions, own process group), runs `body`
-    /// with them, and frees them.
-    private static func withSpawnSetup(
-        _ launch: Launch, pipes: [(fd: Int32, write: Int32)],
-        _ body: (UnsafePointer<FileActions>, UnsafePointer<Attributes>) -> Int32
-    ) -> Int32 {
-        var fileActions = FileActions()
-        var attributes = Attributes()
-        posix_spawn_file_actions_init(&fileActions)
-        posix_spawnattr_init(&attributes)
-        defer {
-            posix_spawn_file_actions_destroy(&fileActions)
-            posix_spawnattr_destroy(&attributes)
-        }
-
-        switch launch.standardInput {
-        case .nullDevice: posix_spawn_file_actions_addopen(&fileActions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
-        case .descriptor(let fd): posix_spawn_file_actions_adddup2(&fileActions, fd, STDIN_FILENO)
-        }
-        for (fd, output) in [(STDOUT_FILENO, launch.standardOutput), (STDERR_FILENO, launch.standardError)] {
-            switch output {
-            case .nullDevice: posix_spawn_file_actions_addopen(&fileActions, fd, "/dev/null", O_WRONLY, 0)
-            case .inherit: break
-            case .collect:
-                if let pipe = pipes.first(where: { $0.fd == fd }) {
-                    posix_spawn_file_actions_adddup2(&fileActions, pipe.write, fd)
-                }
-            }
-        }
-        if let directory = launch.workingDirectory {
-            #if os(Linux)
-            guard let addChdir = SystemCalls.addChdir else { return ENOSYS }
-            let status = addChdir(&fileActions, directory)
-            if status != 0 { return status }
-            #elseif canImport(Darwin)
-            let status = posix_spawn_file_actions_addchdir_np(&fileActions, directory)
-            if status != 0 { return status }
-            #endif
-        }
-        #if os(Linux)
-        // Descriptors someone else opened without close-on-exec stay out of the child.
-        if let addCloseFrom = SystemCalls.addCloseFrom { _ = addCloseFrom(&fileActions, 3) }
-        #endif
-
-        var flags = Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP)
-        #if canImport(Darwin)
-        flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
-        #endif
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(flags))
-        return body(&fileActions, &attributes)
-    }
-
-    /// A NULL-terminated array of C strings that lives for the duration of `body`.
-    private static func withCStrings<R>(
-        _ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R
-    ) -> R {
-        let pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) } + [nil]
-        defer { for pointer in pointers { free(pointer) } }
-        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 }

@@ -15,6 +15,8 @@ final class ProcessOutputCollector: @unchecked Sendable {
     private let mode: Mode
     private(set) var captured = Data()
     private(set) var truncated = false
+    /// The stream was closed before its end (a process out of reach still held it).
+    private(set) var cutShort = false
     private var tail = Data()
     private var partialLine = Data()
 
@@ -47,9 +49,10 @@ final class ProcessOutputCollector: @unchecked Sendable {
         }
     }
 
-    /// The stream reached its end: a last line without a newline is delivered, and the lines
-    /// stream finishes.
-    func close() {
+    /// The stream reached its end, or was `cutShort` before it: a last line without a newline
+    /// is delivered, and the lines stream finishes.
+    func close(cutShort: Bool) {
+        self.cutShort = cutShort
         guard case .lines(let promise) = mode else { return }
         if !partialLine.isEmpty {
             promise.succeed(String(decoding: partialLine, as: UTF8.self))

@@ -30,17 +30,24 @@ import ProceduresSupport
 ///   the procedure did not send, fails the procedure with
 ///   ``ProcessProcedureError/failed(executable:result:)``, which carries the status and the
 ///   tail of standard error.
-/// - **Cancellation.** Cancelling sends SIGTERM to the program's process group (with SIGCONT,
-///   so that a stopped program can act on it), then SIGKILL
-///   after `terminationGracePeriod` seconds (on `clock`) if it is still running. The procedure
-///   finishes (cancelled) only once the program has exited and been reaped: no zombie, and
-///   nothing it started in its process group survives it (see below).
+/// - **Cancellation.** Cancelling sends SIGTERM to the program's process group and to the
+///   descendants that left it (with SIGCONT, so that a stopped program can act on it), then
+///   SIGKILL after `terminationGracePeriod` seconds (on `clock`) if it is still running. The
+///   procedure finishes (cancelled) once the program has exited and been reaped (no zombie) and
+///   what it left has been killed: within the grace period plus about half a second, whatever
+///   its descendants do.
+/// - **Descendants.** When the program exits, any process it left in its group is killed, and
+///   the procedure waits about half a second at most for its output pipes to end: a process
+///   out of reach that still holds them does not hold the procedure (the result says the output
+///   was cut short). How far beyond the process group the procedure reaches (a `setsid`
+///   descendant, a daemon) depends on ``ProcessContainment``: by default, only what is still
+///   below the program when it is stopped; with a subreaper, also reaped; with a cgroup per
+///   program, everything it started.
 /// - **Signals.** The child starts with an empty signal mask and every signal at its default
 ///   disposition, whatever the parent blocks or ignores (a command-line tool that handles
 ///   Ctrl-C with a `DispatchSource` ignores SIGINT; its children must not inherit that). Each
 ///   child leads its own process group, so a terminal's Ctrl-C reaches only the parent, which
-///   cancels; when the program exits, any process it left in its group is killed. A program
-///   that must outlive its procedure has to leave the group itself (`setsid`).
+///   cancels.
 /// - **Suspending.** ``suspend(completion:)`` stops the program and its group (SIGSTOP) and
 ///   ``resume(completion:)`` continues it; cancelling a stopped program continues it too.
 /// - **No blocked threads.** The exit is watched with a `pidfd` (Linux) or a process source
@@ -196,7 +203,7 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
             defer { if case .descriptor(let fd) = launch.standardInput { close(fd) } }
             let started: ChildProcess
             do {
-                started = try ChildProcess.spawn(launch) { [self] status in
+                started = try ChildProcess.spawn(launch, clock: clock) { [self] status in
                     childExited(status, output: outputCollector, error: errorCollector)
                 }
             } catch {
@@ -209,11 +216,12 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
         }
     }
 
-    /// Stops the program: SIGTERM, then SIGKILL after the grace period. The procedure finishes
-    /// once the program has exited.
+    /// Stops the program: SIGTERM, then SIGKILL after the grace period, to its process group
+    /// and the descendants ``ProcessContainment`` reaches. The procedure finishes once the
+    /// program has exited and what it left has been killed.
     public override func procedureDidCancel(withErrors errors: [any Error]) {
         super.procedureDidCancel(withErrors: errors)
-        childLock.withLock { child }?.terminate(gracePeriod: terminationGracePeriod, clock: clock)
+        childLock.withLock { child }?.terminate(gracePeriod: terminationGracePeriod)
     }
 
     /// Pauses the running program: SIGSTOP to its process group, so it and what it started
@@ -260,7 +268,9 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
             standardError: error?.captured ?? Data(),
             standardOutputWasTruncated: output?.truncated ?? false,
             standardErrorWasTruncated: error?.truncated ?? false,
-            standardErrorTail: error?.tailText ?? "")
+            standardErrorTail: error?.tailText ?? "",
+            standardOutputWasCutShort: output?.cutShort ?? false,
+            standardErrorWasCutShort: error?.cutShort ?? false)
         if isCancelled {
             finishAutomatically()  // carries the cancel errors; the output is not kept
         } else if case .exited(let code) = status, allowedExitCodes.contains(code) {

@@ -35,8 +35,10 @@ public enum ProcessStatus: Sendable, Hashable, CustomStringConvertible {
 /// What a finished ``ProcessProcedure`` produced: how the program ended and what it wrote.
 ///
 /// Output is captured up to the procedure's limit; beyond it the bytes are dropped and the
-/// `…WasTruncated` flag says so. A stream that was not captured (discarded, inherited or
-/// streamed as lines) is empty here.
+/// `…WasTruncated` flag says so. A stream still held open by a process the procedure could not
+/// stop, half a second after the program exited, is closed there and the `…WasCutShort` flag
+/// says so. A stream that was not captured (discarded, inherited or streamed as lines) is empty
+/// here.
 public struct ProcessResult: Sendable, Hashable {
     /// How the program ended.
     public var status: ProcessStatus
@@ -51,12 +53,18 @@ public struct ProcessResult: Sendable, Hashable {
     /// The last few kilobytes the program wrote to standard error, even past the capture
     /// limit: what an error message quotes.
     public var standardErrorTail: String
+    /// True if standard output did not reach its end: once the program had exited, a process
+    /// out of the procedure's reach (see ``ProcessContainment``) still held it open, so the
+    /// procedure read what was there and stopped waiting. Whatever came later is lost.
+    public var standardOutputWasCutShort: Bool
+    /// True if standard error did not reach its end (as ``standardOutputWasCutShort``).
+    public var standardErrorWasCutShort: Bool
 
     /// A result; the library makes these, tests may too.
     public init(
         status: ProcessStatus, standardOutput: Data = Data(), standardError: Data = Data(),
         standardOutputWasTruncated: Bool = false, standardErrorWasTruncated: Bool = false,
-        standardErrorTail: String? = nil
+        standardErrorTail: String? = nil, standardOutputWasCutShort: Bool = false, standardErrorWasCutShort: Bool = false
     ) {
         self.status = status
         self.standardOutput = standardOutput
@@ -64,6 +72,8 @@ public struct ProcessResult: Sendable, Hashable {
         self.standardOutputWasTruncated = standardOutputWasTruncated
         self.standardErrorWasTruncated = standardErrorWasTruncated
         self.standardErrorTail = standardErrorTail ?? String(decoding: standardError, as: UTF8.self)
+        self.standardOutputWasCutShort = standardOutputWasCutShort
+        self.standardErrorWasCutShort = standardErrorWasCutShort
     }
 
     /// Standard output decoded as UTF-8 (invalid bytes replaced).

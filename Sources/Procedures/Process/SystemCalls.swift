@@ -18,6 +18,11 @@ enum SystemCalls {
         symbol("posix_spawn_file_actions_addclosefrom_np")
     /// `pidfd_open(pid, flags)`: a descriptor that becomes readable when the process exits.
     static let pidfdOpen: (@convention(c) (pid_t, UInt32) -> Int32)? = symbol("pidfd_open")
+    /// `pidfd_send_signal(pidfd, signal, info, flags)`: signals exactly the process a pidfd holds.
+    static let pidfdSendSignal: (@convention(c) (Int32, Int32, UnsafeMutableRawPointer?, UInt32) -> Int32)? =
+        symbol("pidfd_send_signal")
+    /// `prctl` is variadic, which Swift cannot call: looked up with the fixed arguments it reads.
+    static let prctl: (@convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32)? = symbol("prctl")
     static let memfdCreate: (@convention(c) (UnsafePointer<CChar>, UInt32) -> Int32)? = symbol("memfd_create")
     static let pipe2: (@convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32)? = symbol("pipe2")
 

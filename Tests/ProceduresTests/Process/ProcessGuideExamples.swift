@@ -47,4 +47,29 @@ final class ProcessGuideExamples: XCTestCase {
             XCTFail("\(check.errors)")
         }
     }
+
+    func testAToolsDescendantsEndWithIt() throws {
+        // Process-wide and for good: run in a child copy of the test binary.
+        guard isChild else { return assertChildSurvives("testAToolsDescendantsEndWithIt") }
+        let mechanism = ProcessContainment.enable(controlGroups: true)  // first thing in main()
+        print("containment: \(mechanism)")  // "cgroup" where cgroups can be made, else "subreaper"
+        let queue = ProcedureQueue()
+        // Starts a daemon (a double fork: its parent exits at once) and exits.
+        let start = ProcessProcedure(shellCommand: "sleep 0.1; (setsid sleep 100 >/dev/null 2>&1 & echo $!)")
+        queue.addOperation(start)
+        wait(for: start)
+        let daemon = try XCTUnwrap(start.output.flatMap { Int32($0.standardOutputString.trimmingCharacters(in: .whitespacesAndNewlines)) })
+        XCTAssertGreaterThanOrEqual(mechanism, .subreaper)
+        if mechanism == .controlGroup {
+            XCTAssertFalse(processExists(daemon), "the daemon outlived the program's procedure")
+        }
+
+        let finished = expectation(description: "orphans ended")
+        // Last thing, once every procedure has finished: no orphan is left to init.
+        ProcessContainment.endAdoptedOrphans {
+            finished.fulfill()  // a tool calls exit(status) here
+        }
+        wait(for: [finished], timeout: 10)
+        XCTAssertFalse(processExists(daemon), "the daemon outlived the tool")
+    }
 }
