@@ -41,6 +41,7 @@ extension StepRecord {
         switch outcome {
         case .failed(let reason, let ignored): line += "  " + reason + (ignored ? " (continuing: continueOnError)" : "")
         case .skipped(let reason): line += "  skipped: " + reason
+        case .upToDate: line += "  up to date"
         case .stopped: line += "  stopped"
         case .succeeded: break
         }
@@ -66,7 +67,8 @@ final class PlainDisplay: Display, @unchecked Sendable {
     func runStarted(_ description: String) { line(description) }
 
     func stepStarted(_ record: StepRecord, attempt: Int) {
-        line("start \(record.step.name)" + (attempt > 1 ? " (try \(attempt) of \(record.step.attempts))" : ""))
+        let why = attempt == 1 ? record.runReason.map { " (out of date: \($0))" } ?? "" : ""
+        line("start \(record.step.name)" + (attempt > 1 ? " (try \(attempt) of \(record.step.attempts))" : why))
     }
 
     func stepWillRetry(_ record: StepRecord, failedAttempt: Int, reason: String, wait: Double) {

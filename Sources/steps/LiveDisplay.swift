@@ -80,6 +80,7 @@ final class LiveDisplay: Display, @unchecked Sendable {
         case .succeeded: color = "32"
         case .failed(_, let ignored): color = ignored ? "33" : "31"
         case .skipped: color = "2"
+        case .upToDate: color = "34"
         case .stopped: color = "33"
         }
         return "\u{1B}[\(color)m\(line.prefix(1))\u{1B}[0m\(line.dropFirst())"

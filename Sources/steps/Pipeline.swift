@@ -60,6 +60,11 @@ struct Step: Sendable {
     var environment: [String: String] = [:]
     /// The working directory, relative to the pipeline's directory.
     var workingDirectory: String?
+    /// The files the step reads (relative to its working directory): with them, it is skipped
+    /// while it is up to date (see ``UpToDateTracker``); without, it always runs.
+    var sources: GlobPatternList?
+    /// The files it makes: it is not up to date while one is missing.
+    var generates: GlobPatternList?
 
     /// Every step this one waits for: its `needs` and the steps its conditions read.
     var dependencies: [String] {

@@ -88,6 +88,7 @@ final class PipelineRun: @unchecked Sendable {
         case .terminated: context.display.note("Terminated (SIGTERM): stopping \(running) running step(s)…")
         case .timedOut: context.display.note("Timed out after \(timeout?.formatted ?? "?")s: stopping \(running) running step(s)…")
         }
+        context.upToDate?.cancelChecks()
         everything.cancel()
     }
 
@@ -98,6 +99,11 @@ final class PipelineRun: @unchecked Sendable {
         }
         let records = context.pipeline.steps.map { context.records[$0.name]! }
         for record in records where record.outcome == nil { record.finish(.stopped) }
+        do {
+            try context.upToDate?.save(steps: context.pipeline.steps)
+        } catch {
+            context.display.note("cannot write \(context.upToDate!.stateURL.path): \(error): the next run checks every step again")
+        }
         if let tracePath, let profiler {
             profiler.detach()
             do {

@@ -12,6 +12,8 @@ final class RunContext: @unchecked Sendable {
     let baseEnvironment: [String: String]
     /// Seconds between SIGTERM and SIGKILL when a try is stopped (`--grace`).
     let gracePeriod: TimeInterval
+    /// Decides which steps with `sources` are up to date (nil: every step runs).
+    let upToDate: UpToDateTracker?
 
     private let lock = NSLock()
     private var stopping = false
@@ -22,8 +24,9 @@ final class RunContext: @unchecked Sendable {
         set { lock.withLock { stopping = newValue } }
     }
 
-    init(pipeline: Pipeline, logDirectory: URL, display: any Display, gracePeriod: TimeInterval = 2) {
+    init(pipeline: Pipeline, logDirectory: URL, display: any Display, gracePeriod: TimeInterval = 2, upToDate: UpToDateTracker? = nil) {
         self.pipeline = pipeline
+        self.upToDate = upToDate
         self.gracePeriod = gracePeriod
         self.logDirectory = logDirectory
         self.display = display
@@ -33,6 +36,11 @@ final class RunContext: @unchecked Sendable {
 
     func logURL(for step: String) -> URL {
         logDirectory.appendingPathComponent(step + ".log")
+    }
+
+    /// The directory a step runs in, and that its `sources` and `generates` are relative to.
+    func directory(of step: Step) -> URL {
+        step.workingDirectory.map(resolve) ?? pipeline.directory
     }
 
     /// A path from the pipeline file, relative to its directory.

@@ -8,6 +8,8 @@ enum StepOutcome: Sendable, Equatable {
     case failed(reason: String, ignored: Bool)
     /// It did not run: its condition did not hold, or a step it needs failed.
     case skipped(reason: String)
+    /// It did not run: nothing it depends on changed since its last successful run.
+    case upToDate
     /// The run was stopped (Ctrl-C or `--timeout`) before the step could finish.
     case stopped
 
@@ -20,7 +22,7 @@ enum StepOutcome: Sendable, Equatable {
     /// Whether the steps that need this one may run.
     var letsDependentsRun: Bool {
         switch self {
-        case .succeeded, .failed(_, ignored: true): return true
+        case .succeeded, .upToDate, .failed(_, ignored: true): return true
         case .skipped(let reason): return !reason.hasPrefix(StepOutcome.dependencyFailedPrefix)
         case .failed, .stopped: return false
         }
@@ -33,6 +35,7 @@ enum StepOutcome: Sendable, Equatable {
         case .succeeded: return "✓"
         case .failed(_, let ignored): return ignored ? "!" : "✗"
         case .skipped: return "-"
+        case .upToDate: return "="
         case .stopped: return "■"
         }
     }
@@ -42,6 +45,7 @@ enum StepOutcome: Sendable, Equatable {
         case .succeeded: return "ok"
         case .failed(_, let ignored): return ignored ? "failed (ignored)" : "failed"
         case .skipped: return "skipped"
+        case .upToDate: return "up to date"
         case .stopped: return "stopped"
         }
     }
@@ -56,8 +60,15 @@ final class StepRecord: @unchecked Sendable {
     private var _started: Date?
     private var _finished: Date?
     private var _outcome: StepOutcome?
+    private var _runReason: String?
 
     init(step: Step) { self.step = step }
+
+    /// Why a step with sources runs ("Sources/a.swift changed"), once its check has said so.
+    var runReason: String? {
+        get { lock.withLock { _runReason } }
+        set { lock.withLock { _runReason = newValue } }
+    }
 
     struct Snapshot {
         var attempt: Int

@@ -26,6 +26,7 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         var lastFailure: String?
         var succeeded = false
         var skipReason: String?
+        var upToDate = false
         var log: FileHandle?
     }
     private var progress = Progress()
@@ -49,6 +50,14 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
             addCondition(BlockCondition(evaluate: { [weak self] _, completion in
                 guard let self else { return completion(.ignored) }
                 completion(self.whenResult())
+            }))
+        }
+        // After `when` (a skipped step's sources are not read), before the categories (an up
+        // to date step never takes them).
+        if step.sources != nil, let tracker = context.upToDate {
+            addCondition(BlockCondition(evaluate: { [weak self] _, completion in
+                guard let self else { return completion(.ignored) }
+                self.checkUpToDate(tracker, completion: completion)
             }))
         }
         for category in step.exclusive { addCondition(MutuallyExclusive(category: category)) }
@@ -98,7 +107,7 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
     }
 
     private func makeAttempt(_ number: Int, log: FileHandle) -> ProcessProcedure {
-        let directory = step.workingDirectory.map(context.resolve) ?? context.pipeline.directory
+        let directory = context.directory(of: step)
         let attempt: ProcessProcedure
         switch step.command {
         case .shell(let command):
@@ -185,6 +194,23 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         return .satisfied
     }
 
+    /// Whether the step is up to date: if so it is skipped (cancelled without errors) and its
+    /// record says so; if not, its record says why it runs.
+    private func checkUpToDate(_ tracker: UpToDateTracker, completion: @escaping @Sendable (ConditionResult) -> Void) {
+        tracker.check(step, base: context.directory(of: step).path, pipelineEnvironment: context.pipeline.environment) { [self] verdict in
+            switch verdict {
+            case .upToDate?:
+                progressLock.withLock { progress.upToDate = true }
+                completion(.ignored)
+            case .outOfDate(let reason)?:
+                record.runReason = reason
+                completion(.satisfied)
+            case nil:
+                completion(.ignored)  // the run is being stopped
+            }
+        }
+    }
+
     /// The error of a step whose need did not let it run (the display says why, from the records).
     private struct NeedNotDone: Error {
         let need: String
@@ -197,6 +223,8 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         let outcome: StepOutcome
         if let reason = progress.skipReason {
             outcome = .skipped(reason: reason)
+        } else if progress.upToDate {
+            outcome = .upToDate
         } else if progress.succeeded {
             outcome = .succeeded
         } else if isCancelled && context.isStopping {
@@ -207,6 +235,7 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
             outcome = .failed(reason: progress.lastFailure ?? "failed", ignored: step.continueOnError)
         }
         guard record.finish(outcome) else { return }
+        context.upToDate?.finished(step, outcome: outcome, started: progress.attempt > 0)
         let failed: Bool = if case .failed = outcome { true } else { false }
         let logURL = context.logURL(for: step.name)
         context.display.stepFinished(record, outcome: outcome, logTail: failed ? StepLog.tail(at: logURL) : [], logPath: logURL.path)

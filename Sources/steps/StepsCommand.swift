@@ -31,13 +31,22 @@ enum StepsCommand {
             fail("cannot make a directory for the bundled pipeline: \((error as NSError).localizedDescription)")
         }
 
+        if case .named(let names) = options.forced {
+            for name in names.sorted() where pipeline.step(named: name) == nil {
+                let hint = PipelineFile.closest(to: name, among: pipeline.steps.map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
+                fail("--force \(name): no step is named '\(name)'\(hint) (see steps --help)")
+            }
+        }
         let jobs = options.jobs ?? pipeline.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let logDirectory = URL(fileURLWithPath: options.logDirectory ?? pipeline.directory.appendingPathComponent(".steps/logs").path)
         let live = !options.dryRun && !options.plain && isatty(STDOUT_FILENO) == 1
             && ProcessInfo.processInfo.environment["TERM"] != "dumb"
         let display: any Display = live ? LiveDisplay(total: pipeline.steps.count) : PlainDisplay()
+        let upToDate = UpToDateTracker(
+            stateURL: UpToDateTracker.stateURL(for: options.pipelinePath ?? "demo.json", directory: pipeline.directory),
+            forced: options.forced)
         let context = RunContext(
-            pipeline: pipeline, logDirectory: logDirectory, display: display, gracePeriod: options.gracePeriod)
+            pipeline: pipeline, logDirectory: logDirectory, display: display, gracePeriod: options.gracePeriod, upToDate: upToDate)
         let run = PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath)
 
         if let graphPath = options.graphPath {
@@ -58,6 +67,7 @@ enum StepsCommand {
         }
         let source = bundled ? "the bundled example pipeline" : options.pipelinePath!
         display.runStarted("Running \(pipeline.steps.count) step\(pipeline.steps.count == 1 ? "" : "s") of \(source), \(jobs) at a time")
+        if let problem = upToDate.loadProblem { display.note(problem) }
         run.start { status in exit(status) }
         dispatchMain()
     }

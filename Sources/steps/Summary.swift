@@ -15,7 +15,7 @@ enum Summary {
             let time = snapshot.duration.map(formatDuration) ?? "-"
             text += record.step.name.rightPadded(to: nameWidth) + "  " + result + " " + tries.leftPadded(to: 5) + "  " + time + "\n"
         }
-        let order = ["ok", "failed", "failed (ignored)", "skipped", "stopped"]
+        let order = ["ok", "up to date", "failed", "failed (ignored)", "skipped", "stopped"]
         let parts = order.compactMap { word in counts[word].map { "\($0) \(word == "ok" ? "succeeded" : word)" } }
         var verdict: String
         switch stop {
