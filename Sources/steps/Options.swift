@@ -15,6 +15,8 @@ struct Options {
     var showHelp = false
     /// `--force` (every step) or `--force STEP` (those named).
     var forced = ForcedSteps.none
+    /// `--output MODE`; nil: the default for where the output goes.
+    var output: OutputMode?
 
     static let usage = """
         USAGE: steps [PIPELINE.json] [options]
@@ -36,6 +38,11 @@ struct Options {
           --logs DIR          where each step's output is kept (default: .steps/logs next to
                               the pipeline file; a temporary directory for the bundled one)
           --plain             timestamped lines even on a terminal
+          --output MODE       what steps print, on the terminal: prefixed (every line as
+                              'step | line'), grouped (a step's lines when it ends), failed
+                              (a failed step's lines; the default off a terminal) or quiet
+                              (a failed step's last lines; the default on a terminal). The
+                              logs keep everything: NAME.log (stdout), NAME.err.log (stderr)
           --force [STEP]      run steps with sources even if up to date: every step (sources
                               rehashed), or STEP (repeatable; --force=STEP if STEP ends in .json)
           -h, --help          show this help
@@ -91,6 +98,13 @@ struct Options {
             case "--grace": options.gracePeriod = try number(for: argument, minimum: 0)
             case "--logs": options.logDirectory = try value(for: argument)
             case "--plain": options.plain = true
+            case "--output":
+                let text = try value(for: argument)
+                guard let mode = OutputMode(rawValue: text) else {
+                    let modes = OutputMode.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw UsageError(description: "--output needs one of \(modes), not '\(text)'")
+                }
+                options.output = mode
             case "--force":
                 // An optional value: the next word, unless it is an option or a pipeline file.
                 if let next = remaining.first, !next.hasPrefix("-"), !next.hasSuffix(".json") {

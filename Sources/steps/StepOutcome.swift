@@ -61,6 +61,7 @@ final class StepRecord: @unchecked Sendable {
     private var _finished: Date?
     private var _outcome: StepOutcome?
     private var _runReason: String?
+    private var _waiting: Waiting?
 
     init(step: Step) { self.step = step }
 
@@ -70,8 +71,16 @@ final class StepRecord: @unchecked Sendable {
         set { lock.withLock { _runReason = newValue } }
     }
 
+    /// A wait between two tries.
+    struct Waiting: Sendable, Equatable {
+        var beforeTry: Int
+        var until: Date
+    }
+
     struct Snapshot {
         var attempt: Int
+        /// Set while the step waits out its back-off.
+        var waiting: Waiting?
         var started: Date?
         var finished: Date?
         var outcome: StepOutcome?
@@ -81,15 +90,24 @@ final class StepRecord: @unchecked Sendable {
         }
     }
 
-    var snapshot: Snapshot { lock.withLock { Snapshot(attempt: _attempt, started: _started, finished: _finished, outcome: _outcome) } }
+    var snapshot: Snapshot {
+        lock.withLock { Snapshot(attempt: _attempt, waiting: _waiting, started: _started, finished: _finished, outcome: _outcome) }
+    }
     var outcome: StepOutcome? { lock.withLock { _outcome } }
 
     /// Records the start of try number `attempt`; returns it.
     func attemptStarted(_ attempt: Int) {
         lock.withLock {
             _attempt = attempt
+            _waiting = nil
             if _started == nil { _started = Date() }
         }
+    }
+
+    /// Records that the step waits `seconds` before try number `beforeTry`.
+    func waitStarted(beforeTry: Int, seconds: Double) {
+        guard seconds > 0 else { return }
+        lock.withLock { _waiting = Waiting(beforeTry: beforeTry, until: Date().addingTimeInterval(seconds)) }
     }
 
     /// Records the outcome; the first one wins. Returns whether this call set it.
@@ -98,6 +116,7 @@ final class StepRecord: @unchecked Sendable {
         lock.withLock {
             guard _outcome == nil else { return false }
             _outcome = outcome
+            _waiting = nil
             if _started != nil { _finished = Date() }
             return true
         }

@@ -39,14 +39,16 @@ enum StepsCommand {
         }
         let jobs = options.jobs ?? pipeline.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let logDirectory = URL(fileURLWithPath: options.logDirectory ?? pipeline.directory.appendingPathComponent(".steps/logs").path)
-        let live = !options.dryRun && !options.plain && isatty(STDOUT_FILENO) == 1
-            && ProcessInfo.processInfo.environment["TERM"] != "dumb"
-        let display: any Display = live ? LiveDisplay(total: pipeline.steps.count) : PlainDisplay()
+        let terminal = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+        let live = !options.dryRun && !options.plain && terminal
+        let names = pipeline.steps.map(\.name)
+        let display: any Display = live ? LiveDisplay(total: pipeline.steps.count, names: names) : PlainDisplay(names: names)
         let upToDate = UpToDateTracker(
             stateURL: UpToDateTracker.stateURL(for: options.pipelinePath ?? "demo.json", directory: pipeline.directory),
             forced: options.forced)
         let context = RunContext(
-            pipeline: pipeline, logDirectory: logDirectory, display: display, gracePeriod: options.gracePeriod, upToDate: upToDate)
+            pipeline: pipeline, logDirectory: logDirectory, display: display, gracePeriod: options.gracePeriod, upToDate: upToDate,
+            outputMode: options.output ?? .automatic(onTerminal: terminal))
         let run = PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath)
 
         if let graphPath = options.graphPath {
