@@ -147,4 +147,16 @@ struct GlobPatternList: Sendable, Equatable {
         let segments = path.split(separator: "/").filter { $0 != "." }
         return included.contains { $0.matches(segments) } && !excluded.contains { $0.matches(segments) }
     }
+
+    /// Whether an absolute path is one of their files, the relative patterns being relative
+    /// to `base` (the path must be spelt from `base` as the walk spells it: `base/../x`).
+    func matches(_ path: String, base: String) -> Bool {
+        let absolute = path.split(separator: "/").filter { $0 != "." }
+        let relative = path.hasPrefix(base + "/") ? path.dropFirst(base.count + 1).split(separator: "/").filter { $0 != "." } : nil
+        func match(_ pattern: GlobPattern) -> Bool {
+            if pattern.isAbsolute { return pattern.matches(absolute) }
+            return relative.map(pattern.matches) ?? false
+        }
+        return included.contains(where: match) && !excluded.contains(where: match)
+    }
 }

@@ -17,6 +17,8 @@ struct Options {
     var forced = ForcedSteps.none
     /// `--output MODE`; nil: the default for where the output goes.
     var output: OutputMode?
+    /// `--watch`: run again whenever a step's sources change.
+    var watch = false
 
     static let usage = """
         USAGE: steps [PIPELINE.json] [options]
@@ -38,6 +40,8 @@ struct Options {
           --logs DIR          where each step's output is kept (default: .steps/logs next to
                               the pipeline file; a temporary directory for the bundled one)
           --plain             timestamped lines even on a terminal
+          -w, --watch         after the run, watch the steps' sources and run again (what is out
+                              of date) when they change; a change during a run restarts it
           --output MODE       what steps print, on the terminal: prefixed (every line as
                               'step | line'), grouped (a step's lines when it ends), failed
                               (a failed step's lines; the default off a terminal) or quiet
@@ -98,6 +102,7 @@ struct Options {
             case "--grace": options.gracePeriod = try number(for: argument, minimum: 0)
             case "--logs": options.logDirectory = try value(for: argument)
             case "--plain": options.plain = true
+            case "-w", "--watch": options.watch = true
             case "--output":
                 let text = try value(for: argument)
                 guard let mode = OutputMode(rawValue: text) else {

@@ -13,6 +13,16 @@ struct Pipeline: Sendable {
     var environment: [String: String]
 
     func step(named name: String) -> Step? { steps.first { $0.name == name } }
+
+    /// A path from the pipeline file, relative to its directory.
+    func resolve(_ path: String) -> URL {
+        path.hasPrefix("/") ? URL(fileURLWithPath: path) : directory.appendingPathComponent(path)
+    }
+
+    /// The directory a step runs in, and that its `sources` and `generates` are relative to.
+    func directory(of step: Step) -> URL {
+        step.workingDirectory.map(resolve) ?? directory
+    }
 }
 
 /// One step of a pipeline.

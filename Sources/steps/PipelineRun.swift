@@ -5,7 +5,7 @@ import Procedures
 /// the summary and exit status once every step has finished.
 final class PipelineRun: @unchecked Sendable {
     // @unchecked: `stopReason` and `sources` are guarded by `lock`; the rest is immutable after init.
-    enum StopReason { case interrupted, terminated, timedOut }
+    enum StopReason { case interrupted, terminated, timedOut, sourcesChanged }
 
     let context: RunContext
     let jobs: Int
@@ -42,9 +42,10 @@ final class PipelineRun: @unchecked Sendable {
     var dependencyGraph: DependencyGraph { DependencyGraph(steps) }
 
     /// Starts the run; `completion` gets the exit status once every step (and every child
-    /// process) has finished.
-    func start(completion: @escaping @Sendable (Int32) -> Void) {
-        installStopSources()
+    /// process) has finished. Without `handlingSignals`, Ctrl-C and SIGTERM are the caller's
+    /// to handle (`--watch` handles them across runs), by calling ``stop(_:)``.
+    func start(handlingSignals: Bool = true, completion: @escaping @Sendable (Int32) -> Void) {
+        installStopSources(signals: handlingSignals)
         everything.addDidFinishBlockObserver { [self] _, _ in
             let status = finish()
             completion(status)
@@ -52,9 +53,9 @@ final class PipelineRun: @unchecked Sendable {
         queue.addOperation(everything)
     }
 
-    private func installStopSources() {
+    private func installStopSources(signals: Bool) {
         var installed: [any DispatchSourceProtocol] = []
-        for (signalNumber, reason) in [(SIGINT, StopReason.interrupted), (SIGTERM, .terminated)] {
+        for (signalNumber, reason) in [(SIGINT, StopReason.interrupted), (SIGTERM, .terminated)] where signals {
             // Ignored as a signal, seen as an event: the handler runs on a queue, not in a signal context.
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
@@ -74,7 +75,7 @@ final class PipelineRun: @unchecked Sendable {
 
     /// Cancels the whole graph: every running step's process group gets SIGTERM (then SIGKILL
     /// after a grace period), every waiting step is cancelled; the run finishes once they all have.
-    private func stop(_ reason: StopReason) {
+    func stop(_ reason: StopReason) {
         let first = lock.withLock { () -> Bool in
             guard stopReason == nil else { return false }
             stopReason = reason
@@ -87,6 +88,7 @@ final class PipelineRun: @unchecked Sendable {
         case .interrupted: context.display.note("Interrupted: stopping \(running) running step(s)…")
         case .terminated: context.display.note("Terminated (SIGTERM): stopping \(running) running step(s)…")
         case .timedOut: context.display.note("Timed out after \(timeout?.formatted ?? "?")s: stopping \(running) running step(s)…")
+        case .sourcesChanged: context.display.note("Sources changed: stopping \(running) running step(s), then running again…")
         }
         context.upToDate?.cancelChecks()
         everything.cancel()
@@ -118,6 +120,7 @@ final class PipelineRun: @unchecked Sendable {
         case .interrupted?: return 130
         case .terminated?: return 143
         case .timedOut?: return 124
+        case .sourcesChanged?: return 1
         case nil: return records.contains { $0.outcome?.failsPipeline ?? false } ? 1 : 0
         }
     }

@@ -56,14 +56,10 @@ final class RunContext: @unchecked Sendable {
     }
 
     /// The directory a step runs in, and that its `sources` and `generates` are relative to.
-    func directory(of step: Step) -> URL {
-        step.workingDirectory.map(resolve) ?? pipeline.directory
-    }
+    func directory(of step: Step) -> URL { pipeline.directory(of: step) }
 
     /// A path from the pipeline file, relative to its directory.
-    func resolve(_ path: String) -> URL {
-        path.hasPrefix("/") ? URL(fileURLWithPath: path) : pipeline.directory.appendingPathComponent(path)
-    }
+    func resolve(_ path: String) -> URL { pipeline.resolve(path) }
 }
 
 /// The logs of a step (standard output in one, standard error in the other): every try's

@@ -42,14 +42,18 @@ enum StepsCommand {
         let terminal = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
         let live = !options.dryRun && !options.plain && terminal
         let names = pipeline.steps.map(\.name)
-        let display: any Display = live ? LiveDisplay(total: pipeline.steps.count, names: names) : PlainDisplay(names: names)
-        let upToDate = UpToDateTracker(
-            stateURL: UpToDateTracker.stateURL(for: options.pipelinePath ?? "demo.json", directory: pipeline.directory),
-            forced: options.forced)
-        let context = RunContext(
-            pipeline: pipeline, logDirectory: logDirectory, display: display, gracePeriod: options.gracePeriod, upToDate: upToDate,
-            outputMode: options.output ?? .automatic(onTerminal: terminal))
-        let run = PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath)
+        // A run's display, state and records are its own: `--watch` makes one run after another.
+        let makeRun: @Sendable () -> PipelineRun = {
+            let display: any Display = live ? LiveDisplay(total: pipeline.steps.count, names: names) : PlainDisplay(names: names)
+            let upToDate = UpToDateTracker(
+                stateURL: UpToDateTracker.stateURL(for: options.pipelinePath ?? "demo.json", directory: pipeline.directory),
+                forced: options.forced)
+            let context = RunContext(
+                pipeline: pipeline, logDirectory: logDirectory, display: display, gracePeriod: options.gracePeriod, upToDate: upToDate,
+                outputMode: options.output ?? .automatic(onTerminal: terminal))
+            return PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath)
+        }
+        let run = makeRun()
 
         if let graphPath = options.graphPath {
             do {
@@ -68,9 +72,23 @@ enum StepsCommand {
             fail("cannot create the log directory \(logDirectory.path): \((error as NSError).localizedDescription)")
         }
         let source = bundled ? "the bundled example pipeline" : options.pipelinePath!
-        display.runStarted("Running \(pipeline.steps.count) step\(pipeline.steps.count == 1 ? "" : "s") of \(source), \(jobs) at a time")
-        if let problem = upToDate.loadProblem { display.note(problem) }
-        run.start { status in exit(status) }
+        let announce: @Sendable (PipelineRun) -> Void = { run in
+            run.context.display.runStarted("Running \(pipeline.steps.count) step\(pipeline.steps.count == 1 ? "" : "s") of \(source), \(jobs) at a time")
+            if let problem = run.context.upToDate?.loadProblem { run.context.display.note(problem) }
+        }
+        if options.watch {
+            let session = WatchSession(pipeline: pipeline, makeRun: makeRun, announce: announce)
+            guard session.hasSources else { fail("--watch: no step has sources to watch (see Documentation/Pipelines.md)") }
+            do {
+                try session.start()
+            } catch {
+                fail("--watch: \(error)")
+            }
+            withExtendedLifetime(session) { dispatchMain() }
+        } else {
+            announce(run)
+            run.start { status in exit(status) }
+        }
         dispatchMain()
     }
 

@@ -22,6 +22,7 @@ enum Summary {
         case .interrupted?: verdict = "Interrupted"
         case .terminated?: verdict = "Terminated"
         case .timedOut?: verdict = "Timed out"
+        case .sourcesChanged?: verdict = "Stopped (sources changed)"
         case nil: verdict = records.contains { $0.outcome?.failsPipeline ?? false } ? "Failed" : "Succeeded"
         }
         verdict += " in \(formatDuration(elapsed)): " + parts.joined(separator: ", ") + ".\nLogs: \(logDirectory)\n"

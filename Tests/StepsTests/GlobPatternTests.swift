@@ -83,6 +83,15 @@ final class GlobPatternTests: XCTestCase {
         XCTAssertEqual(files(["Sources/loop/Tests/*.swift"]), ["Sources/loop/Tests/g.swift"], "a link named in the pattern is followed")
     }
 
+    func testAbsolutePathsAreMatchedAgainstTheirBaseAsWatchEventsAre() {
+        let list = GlobPatternList(patterns: [pattern("../Sources/**/*.swift"), pattern("!../Sources/gen/**"), pattern("/etc/*.conf")])
+        XCTAssertTrue(list.matches("/p/Examples/../Sources/a/b.swift", base: "/p/Examples"))
+        XCTAssertFalse(list.matches("/p/Examples/../Sources/gen/b.swift", base: "/p/Examples"))
+        XCTAssertFalse(list.matches("/p/Sources/a/b.swift", base: "/p/Examples"), "spelt as the walk spells it")
+        XCTAssertTrue(list.matches("/etc/x.conf", base: "/p/Examples"))
+        XCTAssertFalse(list.matches("/etc/sub/x.conf", base: "/p/Examples"))
+    }
+
     func testProblemsAreNamed() {
         XCTAssertThrowsError(try GlobPattern("")) { XCTAssertEqual(($0 as? GlobPattern.Problem)?.reason, "the pattern is empty") }
         XCTAssertThrowsError(try GlobPattern("!")) { XCTAssertEqual(($0 as? GlobPattern.Problem)?.reason, "'!' needs a pattern after it") }
