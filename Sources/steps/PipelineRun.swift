@@ -38,9 +38,6 @@ final class PipelineRun: @unchecked Sendable {
         profiler?.attach(to: everything)
     }
 
-    /// The dependency graph of the steps, in DOT (before the run: the steps alone).
-    var dependencyGraph: DependencyGraph { DependencyGraph(steps) }
-
     /// Starts the run; `completion` gets the exit status once every step (and every child
     /// process) has finished. Without `handlingSignals`, Ctrl-C and SIGTERM are the caller's
     /// to handle (`--watch` handles them across runs), by calling ``stop(_:)``.
@@ -109,7 +106,7 @@ final class PipelineRun: @unchecked Sendable {
         if let tracePath, let profiler {
             profiler.detach()
             do {
-                try profiler.writeChromeTrace(to: URL(fileURLWithPath: tracePath))
+                try StepTrace.write(profiler.chromeTrace(), records: records, to: URL(fileURLWithPath: tracePath))
             } catch {
                 context.display.note("\(error)")
             }

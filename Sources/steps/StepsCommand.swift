@@ -57,9 +57,9 @@ enum StepsCommand {
 
         if let graphPath = options.graphPath {
             do {
-                try run.dependencyGraph.write(to: URL(fileURLWithPath: graphPath))
+                try PipelineGraph(pipeline: pipeline).write(to: URL(fileURLWithPath: graphPath))
             } catch {
-                fail("cannot write the graph to \(graphPath): \((error as? TraceFileError)?.reason ?? "\(error)")")
+                fail("cannot write the graph to \(graphPath): \((error as NSError).localizedDescription)")
             }
         }
         if options.dryRun {
