@@ -207,6 +207,17 @@ final class UpToDateTests: StepsTestCase {
         XCTAssertEqual(try ran(), ["s"])
     }
 
+    func testTheDryRunPlanShowsSourcesAndGenerates() throws {
+        try write(#"""
+            { "steps": [ { "name": "make", "sources": ["src/**/*.c", "!src/gen/**"], "generates": ["app"], "run": "cc" },
+                         { "name": "test", "needs": ["make"], "sources": [], "run": "./app --test" } ] }
+            """#)
+        let result = try run(["pipeline.json", "--dry-run"])
+        XCTAssertEqual(result.status, 0, result.errors)
+        XCTAssertTrue(result.output.contains("sources src/**/*.c, !src/gen/** · generates app\n"), result.output)
+        XCTAssertTrue(result.output.contains("needs make · sources none (needs only)\n"), result.output)
+    }
+
     func testBadPatternsAreRefusedBeforeAnythingRuns() throws {
         try write(#"""
             { "steps": [
