@@ -99,9 +99,13 @@ final class TerminalViewTests: StepsTestCase {
             """#)
         guard try startSteps() else { return }
 
-        // While long-running waits, the view shows it with its elapsed time, under the finished steps.
-        eventually(20, "the running step on screen") {
-            (try? screen())?.contains { $0.range(of: #"^. long-running  \d+\.\d\ds$"#, options: .regularExpression) != nil } ?? false
+        // While long-running waits (and once the others have ended: flaky's second try may
+        // still run when long-running starts), the view shows it with its elapsed time, under
+        // the finished steps.
+        eventually(20, "the running step on screen, alone") {
+            guard let lines = try? screen() else { return false }
+            return lines.contains { $0.range(of: #"^. long-running  \d+\.\d\ds$"#, options: .regularExpression) != nil }
+                && lines.contains { $0.hasPrefix("3/4 done, 1 running") }
         }
         let during = try screen()
         XCTAssertTrue(during.contains("✓ quick  " + (during.first { $0.hasPrefix("✓ quick  ") }?.dropFirst(9) ?? "")), during.joined(separator: "\n"))
