@@ -184,15 +184,16 @@ final class UpToDateTracker: @unchecked Sendable {
     /// Writes the state for the next run if it changed; `steps` are the pipeline's steps (the
     /// records of steps no longer in it are dropped).
     func save(steps: [Step]) throws {
-        let (state, changed) = lock.withLock { () -> (UpToDateState, Bool) in
+        let state = lock.withLock { () -> UpToDateState? in
             let names = Set(steps.map(\.name))
             let kept = records.filter { names.contains($0.key) }
             let everythingLooked = steps.allSatisfy { $0.sources == nil || looked.contains($0.name) }
             let changed = recordsChanged || kept.count != records.count || cache.isDirty || loadProblem != nil
                 || (everythingLooked && cache.wouldDropUnseen())
-            return (UpToDateState(steps: kept, files: cache.entriesToKeep(everythingSeen: everythingLooked)), changed)
+            // A run that changed nothing writes nothing (a second run of a large tree stays a read).
+            guard changed else { return nil }
+            return UpToDateState(steps: kept, files: cache.entriesToKeep(everythingSeen: everythingLooked))
         }
-        guard changed else { return }
-        try state.write(to: stateURL)
+        try state?.write(to: stateURL)
     }
 }
