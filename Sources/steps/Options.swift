@@ -48,7 +48,8 @@ struct Options {
                               (a failed step's last lines; the default on a terminal). The
                               logs keep everything: NAME.log (stdout), NAME.err.log (stderr)
           --force [STEP]      run steps with sources even if up to date: every step (sources
-                              rehashed), or STEP (repeatable; --force=STEP if STEP ends in .json)
+                              rehashed), or STEP (repeatable; --force=STEP if STEP ends in .json);
+                              with --watch, the first run
           -h, --help          show this help
 
         Exit status: 0 every step succeeded (or was skipped), 1 a step failed, 2 bad arguments or

@@ -42,18 +42,19 @@ enum StepsCommand {
         let terminal = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
         let live = !options.dryRun && !options.plain && terminal
         let names = pipeline.steps.map(\.name)
-        // A run's display, state and records are its own: `--watch` makes one run after another.
-        let makeRun: @Sendable () -> PipelineRun = {
+        // A run's display, state and records are its own: `--watch` makes one run after another
+        // (`--force` is for the first of them: the others run because something changed).
+        let makeRun: @Sendable (_ first: Bool) -> PipelineRun = { first in
             let display: any Display = live ? LiveDisplay(total: pipeline.steps.count, names: names) : PlainDisplay(names: names)
             let upToDate = UpToDateTracker(
                 stateURL: UpToDateTracker.stateURL(for: options.pipelinePath ?? "demo.json", directory: pipeline.directory),
-                forced: options.forced)
+                forced: first ? options.forced : .none)
             let context = RunContext(
                 pipeline: pipeline, logDirectory: logDirectory, display: display, gracePeriod: options.gracePeriod, upToDate: upToDate,
                 outputMode: options.output ?? .automatic(onTerminal: terminal))
             return PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath)
         }
-        let run = makeRun()
+        let run = makeRun(true)
 
         if let graphPath = options.graphPath {
             do {
@@ -77,7 +78,7 @@ enum StepsCommand {
             if let problem = run.context.upToDate?.loadProblem { run.context.display.note(problem) }
         }
         if options.watch {
-            let session = WatchSession(pipeline: pipeline, makeRun: makeRun, announce: announce)
+            let session = WatchSession(pipeline: pipeline, first: run, makeRun: { makeRun(false) }, announce: announce)
             guard session.hasSources else { fail("--watch: no step has sources to watch (see Documentation/Pipelines.md)") }
             do {
                 try session.start()

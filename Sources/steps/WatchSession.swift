@@ -24,6 +24,8 @@ final class WatchSession: @unchecked Sendable {
     private let makeRun: @Sendable () -> PipelineRun
     private let announce: @Sendable (PipelineRun) -> Void
     private var watcher: SourceWatcher?
+    /// The first run, made by the caller (with its `--force`), until it starts.
+    private var first: PipelineRun?
     private var run: PipelineRun?
     /// A change arrived since the current run (or the last one) started.
     private var changed: [String] = []
@@ -41,9 +43,14 @@ final class WatchSession: @unchecked Sendable {
     }
     private let watched: [Watched]
 
-    /// `makeRun` makes each run; `announce` says a run starts (before it does).
-    init(pipeline: Pipeline, makeRun: @escaping @Sendable () -> PipelineRun, announce: @escaping @Sendable (PipelineRun) -> Void) {
+    /// `first` is the first run, `makeRun` makes the others; `announce` says a run starts
+    /// (before it does).
+    init(
+        pipeline: Pipeline, first: PipelineRun, makeRun: @escaping @Sendable () -> PipelineRun,
+        announce: @escaping @Sendable (PipelineRun) -> Void
+    ) {
         self.pipeline = pipeline
+        self.first = first
         self.makeRun = makeRun
         self.announce = announce
         watched = pipeline.steps.compactMap { step in
@@ -73,7 +80,8 @@ final class WatchSession: @unchecked Sendable {
 
     private func startRun() {
         changed = []
-        let run = makeRun()
+        let run = first ?? makeRun()
+        first = nil
         self.run = run
         announce(run)
         run.start(handlingSignals: false) { [weak self] _ in

@@ -7,10 +7,12 @@ import XCTest
 final class WatchTests: StepsTestCase {
     /// Runs `steps pipeline.json --watch`, handing `script` (on a thread of its own) the
     /// output so far and the process, once the first output arrived.
-    private func watch(_ script: @escaping @Sendable (_ output: @Sendable () -> String, _ process: Process) -> Void) throws -> Run {
+    private func watch(
+        _ arguments: [String] = [], _ script: @escaping @Sendable (_ output: @Sendable () -> String, _ process: Process) -> Void
+    ) throws -> Run {
         let output = LockedBox("")
         let started = LockedBox(false)
-        return try run(["pipeline.json", "--watch"], timeout: 60) { text, process in
+        return try run(["pipeline.json", "--watch"] + arguments, timeout: 60) { text, process in
             output.mutate { $0 = text }
             guard started.mutate({ first in defer { first = true }; return !first }) else { return }
             Thread.detachNewThread { script({ output.value }, process) }
@@ -32,7 +34,7 @@ final class WatchTests: StepsTestCase {
         output.components(separatedBy: text).count - 1
     }
 
-    func testAWatchRunRerunsWhatASourceChangeConcernsAndStopsCleanlyOnCtrlC() throws {
+    func testAWatchRunRerunsWhatASourceChangeConcernsForcesOnlyItsFirstRunAndStopsCleanlyOnCtrlC() throws {
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("src"), withIntermediateDirectories: true)
         try write("a 1\n", to: "src/a.txt")
         try write("other\n", to: "other.txt")
@@ -42,9 +44,12 @@ final class WatchTests: StepsTestCase {
               { "name": "other", "sources": ["other.txt"], "run": "echo other >> ran.txt" }
             ] }
             """#)
+        // Recorded once, so that only --force makes the first watched run run them.
+        XCTAssertEqual(try run(["pipeline.json"]).status, 0)
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("ran.txt"))
         let directory = self.directory!
         let steps = LockedBox<[String]>([])
-        let result = try watch { output, process in
+        let result = try watch(["--force"]) { output, process in
             // After the first run: an editor's write to a file that is no source changes
             // nothing; then one source changes.
             guard Self.waitFor({ Self.count("for changes (Ctrl-C to stop)", in: output()) == 1 }) else { return }
@@ -60,8 +65,9 @@ final class WatchTests: StepsTestCase {
         XCTAssertEqual(try read("out.txt"), "a 2\n")
         XCTAssertEqual(Self.count("Running 2 steps", in: result.output), 2, "one run for the change, none for the swap file: \(result.output)")
         XCTAssertTrue(result.output.contains("Changed: src/a.txt\n"), result.output)
+        XCTAssertTrue(result.output.contains("start other (out of date: forced (--force))"), result.output)
         XCTAssertTrue(result.output.contains("start build (out of date: src/a.txt changed)"), result.output)
-        XCTAssertTrue(result.output.contains("= other  up to date"), result.output)
+        XCTAssertTrue(result.output.contains("= other  up to date"), "--force is for the first run: \(result.output)")
         XCTAssertTrue(result.output.hasSuffix("Stopped watching.\n"), result.output)
     }
 
