@@ -20,5 +20,5 @@ else
     echo "demo-pictures: Graphviz's dot is not installed (apt-get install graphviz): the graph is left as DOT" >&2
 fi
 python3 scripts/render-trace.py "$run/trace.json" "$out/steps-demo-timeline.svg" \
-    --hide ' tries$' --title 'steps, the bundled pipeline: a trace drawn by scripts/render-trace.py'
+    --title 'steps, the bundled pipeline: a trace drawn by scripts/render-trace.py'
 echo "Pictures written to $out"

@@ -42,6 +42,12 @@ struct PipelinePlan {
             if !step.exclusive.isEmpty { details.append("exclusive " + step.exclusive.joined(separator: ", ")) }
             for condition in step.when { details.append("when " + condition.summary) }
             if step.continueOnError { details.append("continue on error") }
+            if let sources = step.sources {
+                details.append("sources " + (sources.patterns.isEmpty ? "none (needs only)" : sources.patterns.map(\.text).joined(separator: ", ")))
+            }
+            if let generates = step.generates, !generates.patterns.isEmpty {
+                details.append("generates " + generates.patterns.map(\.text).joined(separator: ", "))
+            }
             let name = step.name.padding(toLength: max(width, step.name.count), withPad: " ", startingAt: 0)
             text += "  \(String(stage).leftPadded(to: 3))  \(name)  $ \(step.commandLine)\n"
             if !details.isEmpty { text += "       " + String(repeating: " ", count: max(width, step.name.count)) + "  " + details.joined(separator: " · ") + "\n" }

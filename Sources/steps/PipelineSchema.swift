@@ -55,7 +55,9 @@ struct RawPipeline: Decodable {
 }
 
 struct RawStep: Decodable {
-    static let fields = ["name", "run", "argv", "needs", "retry", "timeout", "exclusive", "when", "continueOnError", "env", "cwd"]
+    static let fields = [
+        "name", "run", "argv", "needs", "retry", "timeout", "exclusive", "when", "continueOnError", "env", "cwd", "sources", "generates",
+    ]
     var name: String
     var run: String?
     var argv: [String]?
@@ -67,6 +69,8 @@ struct RawStep: Decodable {
     var continueOnError: Bool?
     var env: [String: String]?
     var cwd: String?
+    var sources: [String]?
+    var generates: [String]?
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: FieldKey.self)
@@ -84,6 +88,8 @@ struct RawStep: Decodable {
             continueOnError = try container.optional(Bool.self, "continueOnError")
             env = try container.optional([String: String].self, "env")
             cwd = try container.optional(String.self, "cwd")
+            sources = try container.optional([String].self, "sources")
+            generates = try container.optional([String].self, "generates")
         } catch {
             throw StepDecodingError(stepName: name, underlying: error)
         }

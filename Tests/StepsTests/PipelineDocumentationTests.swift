@@ -54,9 +54,12 @@ final class PipelineDocumentationTests: StepsTestCase {
         XCTAssertEqual(
             try String(contentsOf: images.appendingPathComponent("steps-demo-graph.dot"), encoding: .utf8), graph,
             "the bundled pipeline changed: run scripts/demo-pictures.sh Documentation/Images")
+        // The steps' nodes: `"name" [label="name…`.
         let names = graph.split(separator: "\n").compactMap { line -> String? in
-            guard let start = line.range(of: "[label=\""), let end = line.range(of: "\"]", range: start.upperBound..<line.endIndex) else { return nil }
-            return String(line[start.upperBound..<end.lowerBound])
+            guard line.hasPrefix("  \""), let end = line.dropFirst(3).firstIndex(of: "\""),
+                line[end...].hasPrefix("\" [label=\""), !line.hasPrefix("  \"exclusive:")
+            else { return nil }
+            return String(line[line.index(line.startIndex, offsetBy: 3)..<end])
         }
         XCTAssertEqual(names.count, 11, graph)
         for picture in ["steps-demo-graph.svg", "steps-demo-timeline.svg"] {

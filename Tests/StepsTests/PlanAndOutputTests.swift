@@ -32,26 +32,68 @@ final class PlanAndOutputTests: StepsTestCase {
         XCTAssertEqual(ran, [])
     }
 
-    func testGraphIsWrittenAsDOT() throws {
-        try write(diamond)
+    /// The nodes (`"id" [attributes];`) and edges (`"from" -> "to" [attributes];`) of a DOT file.
+    private func parseDOT(_ dot: String) -> (nodes: [String: String], edges: [String: String]) {
+        var nodes: [String: String] = [:]
+        var edges: [String: String] = [:]
+        let node = try! NSRegularExpression(pattern: #"^  "([^"]+)" \[(.*)\];$"#)
+        let edge = try! NSRegularExpression(pattern: #"^  "([^"]+)" -> "([^"]+)"(?: \[(.*)\])?;$"#)
+        for line in dot.split(separator: "\n").map(String.init) {
+            let range = NSRange(line.startIndex..., in: line)
+            func group(_ match: NSTextCheckingResult, _ index: Int) -> String {
+                Range(match.range(at: index), in: line).map { String(line[$0]) } ?? ""
+            }
+            if let match = edge.firstMatch(in: line, range: range) {
+                edges[group(match, 1) + " -> " + group(match, 2)] = group(match, 3)
+            } else if let match = node.firstMatch(in: line, range: range) {
+                nodes[group(match, 1)] = group(match, 2)
+            }
+        }
+        return (nodes, edges)
+    }
+
+    func testTheGraphShowsNeedsConditionsAndExclusiveCategories() throws {
+        try write(#"""
+            { "steps": [
+              { "name": "build", "run": "true" },
+              { "name": "probe", "run": "uname" },
+              { "name": "seed", "needs": ["build"], "exclusive": ["db"], "run": "true" },
+              { "name": "migrate", "needs": ["build"], "exclusive": ["db", "disk"], "run": "true" },
+              { "name": "extras", "needs": ["build"], "when": { "output": "probe", "matches": "Linux\\b" }, "run": "true" },
+              { "name": "deploy", "needs": ["seed", "migrate"], "when": { "env": "TOKEN", "exists": "app" }, "exclusive": ["disk"], "run": "true" }
+            ] }
+            """#)
         let result = try run(["pipeline.json", "--dry-run", "--graph", "graph.dot"])
         XCTAssertEqual(result.status, 0, result.errors)
         let dot = try read("graph.dot")
         XCTAssertTrue(dot.hasPrefix("digraph "), dot)
-        // Nodes are `nID [label="name"]`, edges `nID -> nID`: read them back by name.
-        var names: [String: String] = [:]
-        var edges: Set<String> = []
-        for line in dot.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            let words = line.split(separator: " ", maxSplits: 2).map(String.init)
-            if words.count == 3, words[1] == "->" {
-                edges.insert(words[0] + " " + words[2].trimmingCharacters(in: [";"]))
-            } else if let label = line.range(of: #"label="[^"]*""#, options: .regularExpression), let id = words.first {
-                names[id] = String(line[label].dropFirst(7).dropLast())
-            }
+        let (nodes, edges) = parseDOT(dot)
+        XCTAssertEqual(Set(nodes.keys), ["build", "probe", "seed", "migrate", "extras", "deploy", "exclusive:db", "exclusive:disk"], dot)
+        XCTAssertEqual(Set(edges.filter { $0.value.isEmpty }.keys), [
+            "build -> seed", "build -> migrate", "build -> extras", "seed -> deploy", "migrate -> deploy",
+        ], "the needs: \(dot)")
+        XCTAssertEqual(edges["probe -> extras"], #"style=dotted, label="output""#, "a read output is drawn apart")
+
+        // Each category: a hexagon in a colour of its own, joined to its steps, drawn in it.
+        func color(_ attributes: String?) -> String? {
+            attributes?.range(of: ##"color="#[0-9a-f]{6}""##, options: .regularExpression).map { String(attributes![$0]) }
         }
-        let named = Set(edges.map { edge in edge.split(separator: " ").map { names[String($0)] ?? "?" }.joined(separator: " -> ") })
-        XCTAssertEqual(named, ["build -> test", "build -> docs", "test -> package", "docs -> package"], dot)
-        XCTAssertEqual(Set(names.values), ["build", "test", "docs", "package"], "the steps alone: \(dot)")
+        let db = try XCTUnwrap(color(nodes["exclusive:db"]))
+        let disk = try XCTUnwrap(color(nodes["exclusive:disk"]))
+        XCTAssertNotEqual(db, disk)
+        XCTAssertTrue(nodes["exclusive:db"]!.hasPrefix(#"label="exclusive: db", shape=hexagon"#), dot)
+        for (category, members) in [("db", ["seed", "migrate"]), ("disk", ["migrate", "deploy"])] {
+            let joined = edges.filter { $0.key.hasPrefix("exclusive:\(category) -> ") }.map { String($0.key.split(separator: " ").last!) }
+            XCTAssertEqual(Set(joined), Set(members), dot)
+        }
+        XCTAssertEqual(color(nodes["seed"]), db)
+        XCTAssertEqual(color(nodes["migrate"]), db, "a step of several categories takes the first one's colour")
+        XCTAssertEqual(color(nodes["deploy"]), disk)
+
+        // Conditions: under the name, on a dashed box.
+        XCTAssertEqual(nodes["deploy"]?.hasPrefix(#"label="deploy\nwhen app exists\nwhen $TOKEN is set", style="rounded,dashed""#), true, dot)
+        XCTAssertEqual(nodes["extras"]?.hasPrefix(#"label="extras\nwhen output of probe matches /Linux\\b/", style="rounded,dashed""#), true, dot)
+        XCTAssertEqual(nodes["build"], #"label="build""#)
     }
 
     func testAnUnwritableGraphFileIsABadInvocation() throws {
