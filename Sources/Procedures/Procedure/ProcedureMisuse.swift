@@ -51,6 +51,11 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
         /// An instrument (a ``ProcedureProfiler``) was attached to a procedure already enqueued,
         /// or a group's child: it follows a procedure from its enqueue, so it was not attached.
         case instrumentAttachedAfterEnqueue
+        /// A procedure would have waited for itself forever: it asked for an exclusivity
+        /// category that one of its enclosing groups holds (the group finishes only after it), or
+        /// one of its conditions depends on a procedure that waits for it. It was cancelled with
+        /// ``ProcedureError/deadlock(reason:)`` so that it, and what waits for it, finishes.
+        case deadlock
     }
 
     /// What went wrong.
