@@ -19,7 +19,7 @@ import Procedures
 /// HTTP. Cancelling it cancels the session's task at once and finishes it. The request can be
 /// injected from another procedure's output (``Procedures/InputProcedure``).
 public final class NetworkDataProcedure: ResultProcedure<HTTPPayloadResponse<Data>>, InputProcedure,
-    @unchecked Sendable
+    ProgressUnitsSource, @unchecked Sendable
 {
     // @unchecked: `input` and `acceptableStatusCodes` are written before execute() only
     // (callbacks never overlap); the runner has its own lock; `session` is immutable.
@@ -54,8 +54,15 @@ public final class NetworkDataProcedure: ResultProcedure<HTTPPayloadResponse<Dat
                 NetworkTaskRunner.finish(self, with: NetworkTaskRunner.outcome(
                     url: url, payload: data ?? Data(), response: response, error: error,
                     acceptableStatusCodes: acceptableStatusCodes, body: data))
-            })
+            }, for: self)
     }
+
+    /// Its progress counts bytes received, with a session that counts them (see
+    /// ``ProgressReportingSession``).
+    package var progressUnits: ProgressUnits { runner.progressUnits }
+
+    /// Polls the byte count from now on if the request is running.
+    package func progressTrackingBegan() { runner.pollProgress(of: self) }
 
     /// Cancels the task at once; the procedure finishes when the session reports it stopped.
     public override func procedureDidCancel(withErrors errors: [any Error]) {

@@ -11,7 +11,7 @@ import Procedures
 /// is its URL. Status codes, failures, cancellation and injection behave as for
 /// ``NetworkDataProcedure``.
 public final class NetworkDownloadProcedure: ResultProcedure<HTTPPayloadResponse<URL>>, InputProcedure,
-    @unchecked Sendable
+    ProgressUnitsSource, @unchecked Sendable
 {
     // @unchecked: as NetworkDataProcedure.
 
@@ -52,8 +52,15 @@ public final class NetworkDownloadProcedure: ResultProcedure<HTTPPayloadResponse
                 NetworkTaskRunner.finish(self, with: NetworkTaskRunner.outcome(
                     url: url, payload: kept, response: response, error: error,
                     acceptableStatusCodes: acceptableStatusCodes))
-            })
+            }, for: self)
     }
+
+    /// Its progress counts bytes received, with a session that counts them (see
+    /// ``ProgressReportingSession``).
+    package var progressUnits: ProgressUnits { runner.progressUnits }
+
+    /// Polls the byte count from now on if the request is running.
+    package func progressTrackingBegan() { runner.pollProgress(of: self) }
 
     /// Cancels the task at once; the procedure finishes when the session reports it stopped.
     public override func procedureDidCancel(withErrors errors: [any Error]) {

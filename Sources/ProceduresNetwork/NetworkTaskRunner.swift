@@ -7,9 +7,11 @@ import Procedures
 /// The part the three network procedures share: checking the request, holding the running
 /// task so a cancel can stop it at once, and turning the session's answer into a result.
 final class NetworkTaskRunner: @unchecked Sendable {
-    // @unchecked: `task` is guarded by `lock`.
+    // @unchecked: `task` and `lastProgress` are guarded by `lock`.
     private let lock = NSLock()
     private var task: (any NetworkTask)?
+    /// The task's byte count when it completed, so that the progress does not drop back.
+    private var lastProgress: ProgressUnits?
 
     /// The request's URL, if the procedures can fetch it (http or https, with a host).
     static func validatedURL(of request: URLRequest) throws(NetworkError) -> URL {
@@ -43,9 +45,27 @@ final class NetworkTaskRunner: @unchecked Sendable {
 
     /// Keeps `task` for ``cancel()`` and starts it. Called from `execute()`, which never
     /// overlaps the did-cancel hook that calls ``cancel()``.
-    func run(_ task: any NetworkTask) {
+    func run(_ task: any NetworkTask, for procedure: Procedure) {
         lock.withLock { self.task = task }
         task.resume()
+        pollProgress(of: procedure)
+    }
+
+    /// The bytes moved (nothing before the task starts, nor when its session counts nothing).
+    var progressUnits: ProgressUnits {
+        lock.lock()
+        let running = task
+        let last = lastProgress
+        lock.unlock()
+        if let counted = running?.transferProgress { return counted }
+        return last ?? ProgressUnits(completed: 0, of: 0)
+    }
+
+    /// Reads the byte count ten times a second while the task runs and someone tracks the
+    /// procedure's progress (from the start, or from when they begin to).
+    func pollProgress(of procedure: Procedure) {
+        guard lock.withLock({ task != nil }) else { return }
+        procedure.pollProgress(every: 0.1, clock: SystemClock.shared)
     }
 
     /// Cancels the running task, now. The session then completes it with `URLError.cancelled`.
@@ -55,7 +75,12 @@ final class NetworkTaskRunner: @unchecked Sendable {
 
     /// Lets go of the task once it completed.
     func taskCompleted() {
-        lock.withLock { task = nil }
+        let task = lock.withLock { self.task }
+        let last = task?.transferProgress
+        lock.withLock {
+            lastProgress = last
+            self.task = nil
+        }
     }
 
     /// The HTTP response and payload of a completed task, or why there is none.

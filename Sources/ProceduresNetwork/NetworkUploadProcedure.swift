@@ -8,7 +8,7 @@ import Procedures
 ///
 /// Status codes, failures, cancellation and injection behave as for ``NetworkDataProcedure``.
 public final class NetworkUploadProcedure: ResultProcedure<HTTPPayloadResponse<Data>>, InputProcedure,
-    @unchecked Sendable
+    ProgressUnitsSource, @unchecked Sendable
 {
     // @unchecked: as NetworkDataProcedure.
 
@@ -45,8 +45,15 @@ public final class NetworkUploadProcedure: ResultProcedure<HTTPPayloadResponse<D
                 NetworkTaskRunner.finish(self, with: NetworkTaskRunner.outcome(
                     url: url, payload: data ?? Data(), response: response, error: error,
                     acceptableStatusCodes: acceptableStatusCodes, body: data))
-            })
+            }, for: self)
     }
+
+    /// Its progress counts bytes of the body sent, with a session that counts them (see
+    /// ``ProgressReportingSession``).
+    package var progressUnits: ProgressUnits { runner.progressUnits }
+
+    /// Polls the byte count from now on if the request is running.
+    package func progressTrackingBegan() { runner.pollProgress(of: self) }
 
     /// Cancels the task at once; the procedure finishes when the session reports it stopped.
     public override func procedureDidCancel(withErrors errors: [any Error]) {

@@ -16,19 +16,19 @@ import Procedures
 /// that need it still run. It reports what happens to the run's display, and keeps every
 /// try's output in its log.
 final class StepProcedure: GroupProcedure, @unchecked Sendable {
-    // @unchecked: `progress` is guarded by `progressLock`; `step`, `record` and `context` are immutable.
+    // @unchecked: `runState` is guarded by `runStateLock`; `step`, `record` and `context` are immutable.
     let step: Step
     let record: StepRecord
     private let context: RunContext
-    private let progressLock = NSLock()
-    private struct Progress {
+    private let runStateLock = NSLock()
+    private struct RunState {
         var attempt = 0
         var lastFailure: String?
         var succeeded = false
         var skipReason: String?
         var log: FileHandle?
     }
-    private var progress = Progress()
+    private var runState = RunState()
 
     init(step: Step, context: RunContext) {
         self.step = step
@@ -64,10 +64,10 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         do {
             _ = FileManager.default.createFile(atPath: url.path, contents: nil)
             let log = try FileHandle(forWritingTo: url)
-            progressLock.withLock { progress.log = log }
+            runStateLock.withLock { runState.log = log }
             addChild(makeTries(log: log))
         } catch {
-            progressLock.withLock { progress.lastFailure = "cannot write its log: \((error as NSError).localizedDescription)" }
+            runStateLock.withLock { runState.lastFailure = "cannot write its log: \((error as NSError).localizedDescription)" }
         }
         super.execute()
     }
@@ -118,17 +118,17 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         }
         if let timeout = step.timeout { attempt.addObserver(TimeoutObserver(by: timeout)) }
         attempt.addWillExecuteBlockObserver { [self] _ in
-            progressLock.withLock { progress.attempt = number }
+            runStateLock.withLock { runState.attempt = number }
             if number > 1 { log.write(Data(StepLog.marker(attempt: number, of: step.attempts).utf8)) }
             record.attemptStarted(number)
             context.display.stepStarted(record, attempt: number)
         }
         attempt.addDidFinishBlockObserver { [self] attempt, errors in
-            progressLock.withLock {
+            runStateLock.withLock {
                 if errors.isEmpty && !attempt.isCancelled {
-                    progress.succeeded = true
+                    runState.succeeded = true
                 } else {
-                    progress.lastFailure = describe(errors)
+                    runState.lastFailure = describe(errors)
                 }
             }
         }
@@ -178,7 +178,7 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         let environment = self.environment
         for condition in step.when {
             if let reason = condition.evaluate(in: context, environment: environment) {
-                progressLock.withLock { progress.skipReason = reason }
+                runStateLock.withLock { runState.skipReason = reason }
                 return .ignored
             }
         }
@@ -192,19 +192,19 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
 
     /// Once finishing: the outcome, to the record and the display.
     private func report() {
-        let progress = progressLock.withLock { self.progress }
-        try? progress.log?.close()
+        let runState = runStateLock.withLock { self.runState }
+        try? runState.log?.close()
         let outcome: StepOutcome
-        if let reason = progress.skipReason {
+        if let reason = runState.skipReason {
             outcome = .skipped(reason: reason)
-        } else if progress.succeeded {
+        } else if runState.succeeded {
             outcome = .succeeded
         } else if isCancelled && context.isStopping {
             outcome = .stopped
-        } else if progress.attempt == 0, let reason = failedNeed() {
+        } else if runState.attempt == 0, let reason = failedNeed() {
             outcome = .skipped(reason: reason)
         } else {
-            outcome = .failed(reason: progress.lastFailure ?? "failed", ignored: step.continueOnError)
+            outcome = .failed(reason: runState.lastFailure ?? "failed", ignored: step.continueOnError)
         }
         guard record.finish(outcome) else { return }
         let failed: Bool = if case .failed = outcome { true } else { false }

@@ -221,6 +221,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
             send(.perform { [self] in finishIfDone() })
             return
         }
+        progressDidAdopt(child)  // Progress/GroupProgress.swift
         if report { reportAddition(of: child, will: false) }
     }
 
@@ -289,6 +290,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
             groupLock.withLock { group.childErrors.append(contentsOf: kept) }
         }
         groupLock.withLock { group.unfinishedChildren -= 1 }
+        progressChildDidFinish(child)  // Progress/GroupProgress.swift
         finishIfDone()
     }
 

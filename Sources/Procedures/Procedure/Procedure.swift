@@ -53,6 +53,8 @@ open class Procedure: Operation, @unchecked Sendable {
     @exclusivity(unchecked) var state = ProcedureState()
     /// Its number, creation time, group and producer for logs and traces (under `lock`).
     @exclusivity(unchecked) var instrumentation = InstrumentationFields()
+    /// Its progress, made on first use (see Progress/Procedure+Progress.swift); under `lock`.
+    @exclusivity(unchecked) var progressTracker: ProgressTracker?
 
     /// A procedure; subclasses set themselves up and call `super.init()`.
     public override init() {
