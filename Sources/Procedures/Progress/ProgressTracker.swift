@@ -177,7 +177,11 @@ final class ProgressTracker: @unchecked Sendable {
 
     /// The procedure is finishing (`final`: has finished): complete, unless it was cancelled.
     func procedureFinishing(cancelled: Bool, final: Bool) {
-        if cancelled { stop() }
+        if cancelled {
+            stop()
+        } else {
+            sourceDidChange()  // the last units (bytes, elements), before completing them
+        }
         publish(lock.withLock { () -> Publication? in
             var changed = false
             if stage == .running {
