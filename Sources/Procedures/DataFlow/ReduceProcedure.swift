@@ -70,15 +70,21 @@ public class ReduceProcedure<Element: Sendable, Result: Sendable>: ResultProcedu
         let total = Int64(input.count)
         for (index, element) in input.enumerated() {
             // The request, not `isCancelled`: a cancel takes effect only after execute()
-            // returns, and the loop must stop as soon as one is asked for. The progress tracker
-            // (if anyone asked for the progress) is read in the same critical section.
-            let (cancelRequested, tracker) = lock.withLock { (state.cancellation != .none, progressTracker) }
+            // returns, and the loop must stop as soon as one is asked for. The progress is
+            // recorded in the same critical section (and given to its tracker, if it has one).
+            let folded = ProgressUnits(completed: Int64(index), of: total)
+            var tracker: ProgressTracker?
+            let cancelRequested = lock.withLock { () -> Bool in
+                if state.cancellation != .none { return true }
+                tracker = recordProgressLocked(folded)
+                return false
+            }
             if cancelRequested {
                 keepPartial(result)
                 finish()
                 return
             }
-            tracker?.setUnits(completed: Int64(index), total: total)
+            tracker?.setUnits(completed: folded.completed, total: folded.total)
             do {
                 try update(&result, element)
             } catch {

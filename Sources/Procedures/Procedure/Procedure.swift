@@ -53,8 +53,9 @@ open class Procedure: Operation, @unchecked Sendable {
     @exclusivity(unchecked) var state = ProcedureState()
     /// Its number, creation time, group and producer for logs and traces (under `lock`).
     @exclusivity(unchecked) var instrumentation = InstrumentationFields()
-    /// Its progress, made on first use (see Progress/Procedure+Progress.swift); under `lock`.
-    @exclusivity(unchecked) var progressTracker: ProgressTracker?
+    /// Its progress: units reported while nobody tracks it, or its tracker, made on first use
+    /// (see Progress/Procedure+Progress.swift); under `lock`.
+    @exclusivity(unchecked) var progressStorage = ProgressStorage.untracked(nil)
 
     /// A procedure; subclasses set themselves up and call `super.init()`.
     public override init() {

@@ -28,13 +28,13 @@ extension GroupProcedure {
 
     /// Called by the group as it adopts a child.
     func progressDidAdopt(_ child: Operation) {
-        guard let tracker = lock.withLock({ progressTracker }), tracker.countsChildren else { return }
+        guard let tracker = existingProgressTracker, tracker.countsChildren else { return }
         count(child, in: tracker)
     }
 
     /// Called by the group when a child finished.
     func progressChildDidFinish(_ child: Operation) {
-        guard let tracker = lock.withLock({ progressTracker }), tracker.countsChildren else { return }
+        guard let tracker = existingProgressTracker, tracker.countsChildren else { return }
         tracker.childFinished(ObjectIdentifier(child), cancelled: child.isCancelled)
     }
 

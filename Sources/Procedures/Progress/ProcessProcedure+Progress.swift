@@ -20,11 +20,10 @@ extension ProcessProcedure {
     /// }
     /// ```
     public final func reportProgress(fromOutputLines map: @escaping @Sendable (String) -> ProgressUnits?) {
-        let tracker = makeProgressTracker()
-        let report: @Sendable (String) -> Void = { line in
-            if let units = map(line) { tracker.setUnits(completed: units.completed, total: units.total) }
+        let report: @Sendable (String) -> Void = { [weak self] line in
+            if let units = map(line) { self?.reportProgress(completed: units.completed, of: units.total) }
         }
-        if standardOutput == .lines { standardOutputLines.onSuccess(report) }
-        if standardError == .lines { standardErrorLines.onSuccess(report) }
+        if standardOutput == .lines { standardOutputLines.onSuccess(context: .immediate, report) }
+        if standardError == .lines { standardErrorLines.onSuccess(context: .immediate, report) }
     }
 }

@@ -6,13 +6,17 @@ import XCTest
 final class BuiltInProgressTests: XCTestCase {
     func testBatchCountsFinishedElements() {
         let gate = LockedBox<[Int: SteppedProcedure]>([:])
+        let made = XCTestExpectation(description: "children made")
+        made.expectedFulfillmentCount = 4
         let batch = BatchProcedure<Int, Int>(input: Array(0..<4), width: 4) { element in
             let child = SteppedOutput(element)
             gate.mutate { $0[element] = child.stepped }
+            made.fulfill()
             return child
         }
         XCTAssertEqual(batch.currentProgress.totalUnitCount, 0, "no elements before it executes")
         ProcedureQueue().addOperation(batch)
+        wait(for: [made], timeout: 10)
         waitForProgress(of: batch) { $0.totalUnitCount == 4 }
         XCTAssertEqual(batch.currentProgress.completedUnitCount, 0)
         for element in [0, 2] {

@@ -123,6 +123,18 @@ final class ProcedureProgressTests: XCTestCase {
         XCTAssertEqual(procedure.progress.fractionCompleted, 0.25)
     }
 
+    func testUnitsReportedBeforeAnyoneAskedAreThereWhenAsked() {
+        let procedure = SteppedProcedure()
+        procedure.reportProgress(completed: 3, of: 12)
+        XCTAssertEqual(procedure.currentProgress.fractionCompleted, 0.25)
+        procedure.reportProgress(completed: 6, of: 12)
+        XCTAssertEqual(procedure.progress.completedUnitCount, 6)
+        XCTAssertEqual(procedure.progress.fractionCompleted, 0.5)
+        procedure.cancel()
+        procedure.release()
+        wait(for: procedure)
+    }
+
     func testProgressUpdateDescribesItself() {
         let update = ProgressUpdate(fractionCompleted: 0.4, completedUnitCount: 4, totalUnitCount: 10, isCancelled: true)
         XCTAssertEqual(update.description, "40.0 % (4 of 10), cancelled")
