@@ -9,6 +9,8 @@ let scenarios: [Scenario] =
     [
         S1Throughput.scenario,
         L1Logging.scenario,
+        PR1Progress.scenario,
+        PR1Progress.asked,
         S2Chain.scenario,
         S2Chain.rawQueue,
         S3FanOutFanIn.scenario,
