@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Procedures
 
 /// A running request that can be started and cancelled: `URLSessionTask` is one.
 public protocol NetworkTask: AnyObject, Sendable {
@@ -9,6 +10,14 @@ public protocol NetworkTask: AnyObject, Sendable {
     func resume()
     /// Stops the request; its completion handler then reports `URLError.cancelled`.
     func cancel()
+    /// The bytes moved so far (received, or an upload's body sent) of those expected, if the
+    /// session counts them (a ``ProgressReportingSession`` does); nil if it does not.
+    var transferProgress: ProgressUnits? { get }
+}
+
+extension NetworkTask {
+    /// Nil: a task counts no bytes unless its session does.
+    public var transferProgress: ProgressUnits? { nil }
 }
 
 /// What the network procedures need from a session: `URLSession` conforms; a test double or

@@ -17,10 +17,11 @@ import Procedures
 /// ``NetworkError/noPayload(url:)``, or the response and its payload. Cancelling it cancels the
 /// task; it then finishes cancelled, whatever the session answers.
 public class NetworkTaskProcedure<Input: Sendable, Payload: Sendable>: ResultProcedure<HTTPPayloadResponse<Payload>>,
-    InputProcedure, NetworkRequestProcedure, @unchecked Sendable
+    InputProcedure, NetworkRequestProcedure, ProgressUnitsSource, @unchecked Sendable
 {
     // @unchecked: `input` and `acceptableStatusCodes` are written before execute() only
-    // (callbacks never overlap); `task` is guarded by `taskLock`; `session` is immutable.
+    // (callbacks never overlap); `task` and `lastProgress` are guarded by `taskLock`;
+    // `session` is immutable.
 
     /// The session that runs the request.
     public let session: any NetworkSession
@@ -32,6 +33,8 @@ public class NetworkTaskProcedure<Input: Sendable, Payload: Sendable>: ResultPro
     public var acceptableStatusCodes: Set<Int>?
     private let taskLock = NSLock()
     private var task: (any NetworkTask)?
+    /// The task's byte count when it completed, so that the progress does not drop back.
+    private var lastProgress: ProgressUnits?
 
     init(session: any NetworkSession, input: Input?, name: String) {
         self.session = session
@@ -60,6 +63,22 @@ public class NetworkTaskProcedure<Input: Sendable, Payload: Sendable>: ResultPro
         // Stored before it starts, for a cancel; execute() never overlaps the did-cancel hook.
         taskLock.withLock { self.task = task }
         task.resume()
+        progressTrackingBegan()
+    }
+
+    /// Its progress counts bytes moved (received, or an upload's body sent), with a session
+    /// that counts them (see ``ProgressReportingSession``).
+    package var progressUnits: ProgressUnits {
+        let (running, last) = taskLock.withLock { (task, lastProgress) }
+        if let counted = running?.transferProgress { return counted }
+        return last ?? ProgressUnits(completed: 0, of: 0)
+    }
+
+    /// Reads the byte count ten times a second while the task runs and someone tracks the
+    /// procedure's progress (from the start, or from when they begin to).
+    package func progressTrackingBegan() {
+        guard taskLock.withLock({ task != nil }) else { return }
+        pollProgress(every: 0.1, clock: SystemClock.shared)
     }
 
     /// Cancels the task at once; the procedure finishes when the session reports it stopped.
@@ -74,7 +93,12 @@ public class NetworkTaskProcedure<Input: Sendable, Payload: Sendable>: ResultPro
         answering url: URL, response: URLResponse?, error: (any Error)?, body: Data?,
         payload: () throws(NetworkError) -> Payload?
     ) {
-        taskLock.withLock { task = nil }
+        let completed = taskLock.withLock { task }
+        let last = completed?.transferProgress  // read outside the lock: the task's own code
+        taskLock.withLock {
+            lastProgress = last
+            task = nil
+        }
         // The only place that finishes a started request, so a cancel racing the answer
         // cannot make two finishes: cancelled, it ends with the cancel errors.
         guard !isCancelled else { return finish() }

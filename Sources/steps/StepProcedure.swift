@@ -16,12 +16,12 @@ import Procedures
 /// that need it still run. It reports what happens to the run's display, and keeps every
 /// try's output in its log.
 final class StepProcedure: GroupProcedure, @unchecked Sendable {
-    // @unchecked: `progress` is guarded by `progressLock`; `step`, `record` and `context` are immutable.
+    // @unchecked: `runState` is guarded by `runStateLock`; `step`, `record` and `context` are immutable.
     let step: Step
     let record: StepRecord
     private let context: RunContext
-    private let progressLock = NSLock()
-    private struct Progress {
+    private let runStateLock = NSLock()
+    private struct RunState {
         var attempt = 0
         var lastFailure: String?
         var succeeded = false
@@ -29,7 +29,7 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         var upToDate = false
         var sink: StepOutputSink?
     }
-    private var progress = Progress()
+    private var runState = RunState()
 
     init(step: Step, context: RunContext) {
         self.step = step
@@ -71,10 +71,10 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
     override func execute() {
         do {
             let sink = try StepOutputSink(for: record, context: context)
-            progressLock.withLock { progress.sink = sink }
+            runStateLock.withLock { runState.sink = sink }
             addChild(makeTries(sink))
         } catch {
-            progressLock.withLock { progress.lastFailure = "cannot write its logs: \((error as NSError).localizedDescription)" }
+            runStateLock.withLock { runState.lastFailure = "cannot write its logs: \((error as NSError).localizedDescription)" }
         }
         super.execute()
     }
@@ -126,17 +126,17 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         attempt.standardErrorLines.onSuccess(context: .immediate) { line in sink.write(line, stream: .error) }
         if let timeout = step.timeout { attempt.addObserver(TimeoutObserver(by: timeout)) }
         attempt.addWillExecuteBlockObserver { [self] _ in
-            progressLock.withLock { progress.attempt = number }
+            runStateLock.withLock { runState.attempt = number }
             if number > 1 { sink.beginTry(number, of: step.attempts) }
             record.attemptStarted(number)
             context.display.stepStarted(record, attempt: number)
         }
         attempt.addDidFinishBlockObserver { [self] attempt, errors in
-            progressLock.withLock {
+            runStateLock.withLock {
                 if errors.isEmpty && !attempt.isCancelled {
-                    progress.succeeded = true
+                    runState.succeeded = true
                 } else {
-                    progress.lastFailure = describe(errors)
+                    runState.lastFailure = describe(errors)
                 }
             }
         }
@@ -186,7 +186,7 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         let environment = self.environment
         for condition in step.when {
             if let reason = condition.evaluate(in: context, environment: environment) {
-                progressLock.withLock { progress.skipReason = reason }
+                runStateLock.withLock { runState.skipReason = reason }
                 return .ignored
             }
         }
@@ -199,7 +199,7 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         tracker.check(step, base: context.directory(of: step).path, pipelineEnvironment: context.pipeline.environment) { [self] verdict in
             switch verdict {
             case .upToDate?:
-                progressLock.withLock { progress.upToDate = true }
+                runStateLock.withLock { runState.upToDate = true }
                 completion(.ignored)
             case .outOfDate(let reason)?:
                 record.runReason = reason
@@ -217,25 +217,25 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
 
     /// Once finishing: the outcome, to the record and the display.
     private func report() {
-        let progress = progressLock.withLock { self.progress }
-        progress.sink?.close()
+        let runState = runStateLock.withLock { self.runState }
+        runState.sink?.close()
         let outcome: StepOutcome
-        if let reason = progress.skipReason {
+        if let reason = runState.skipReason {
             outcome = .skipped(reason: reason)
-        } else if progress.upToDate {
+        } else if runState.upToDate {
             outcome = .upToDate
-        } else if progress.succeeded {
+        } else if runState.succeeded {
             outcome = .succeeded
         } else if isCancelled && context.isStopping {
             outcome = .stopped
-        } else if progress.attempt == 0, let reason = failedNeed() {
+        } else if runState.attempt == 0, let reason = failedNeed() {
             outcome = .skipped(reason: reason)
         } else {
-            outcome = .failed(reason: progress.lastFailure ?? "failed", ignored: step.continueOnError)
+            outcome = .failed(reason: runState.lastFailure ?? "failed", ignored: step.continueOnError)
         }
         guard record.finish(outcome) else { return }
-        context.upToDate?.finished(step, outcome: outcome, started: progress.attempt > 0)
-        let shown = progress.sink.flatMap { context.outputMode.shown($0.transcript, outcome: outcome, logs: context.logsDescription(for: step.name)) }
+        context.upToDate?.finished(step, outcome: outcome, started: runState.attempt > 0)
+        let shown = runState.sink.flatMap { context.outputMode.shown($0.transcript, outcome: outcome, logs: context.logsDescription(for: step.name)) }
         context.display.stepFinished(record, outcome: outcome, shown: shown)
     }
 

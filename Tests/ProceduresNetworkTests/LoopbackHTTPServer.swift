@@ -19,6 +19,8 @@ import Darwin
 /// - `GET /flaky/KEY/N?status=CODE&retry-after=S` — CODE (503) for the first N-1 requests
 ///   with this KEY, then 200; with `hang`, the first N-1 get no answer at all.
 /// - `POST /echo` — 200 with the request's body.
+/// - `GET /halves/N/KEY` — 200 with N bytes: the first half at once, the rest once the test
+///   calls `release(KEY)`.
 ///
 /// It counts requests by path, and notes connections whose client went away early.
 final class LoopbackHTTPServer: @unchecked Sendable {
@@ -29,6 +31,7 @@ final class LoopbackHTTPServer: @unchecked Sendable {
     private var stopped = false
     private var counts: [String: Int] = [:]
     private var abandoned = 0
+    private var released: Set<String> = []
 
     init() throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -69,6 +72,11 @@ final class LoopbackHTTPServer: @unchecked Sendable {
     var abandonedCount: Int { lock.withLock { abandoned } }
 
     private var isStopped: Bool { lock.withLock { stopped } }
+
+    /// Lets `GET /halves/N/KEY` send its second half.
+    func release(_ key: String) {
+        lock.withLock { _ = released.insert(key) }
+    }
 
     /// Stops accepting; connections still open end at their next check.
     func stop() {
@@ -129,6 +137,16 @@ final class LoopbackHTTPServer: @unchecked Sendable {
             }
         case ("POST", "echo"), ("PUT", "echo"):
             respond(fd, status: 200, body: request.body)
+        case ("GET", "halves"):
+            let total = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+            let key = parts.count > 2 ? parts[2] : ""
+            let body = Data(repeating: UInt8(ascii: "x"), count: total)
+            sendAll(fd, Data("HTTP/1.1 200 OK\r\nContent-Length: \(total)\r\nConnection: close\r\n\r\n".utf8) + body.prefix(total / 2))
+            while !lock.withLock({ released.contains(key) }) {
+                if !waitWhileClientStays(fd, milliseconds: 10) { return }
+            }
+            sendAll(fd, body.dropFirst(total / 2))
+            shutdown(fd, Int32(SHUT_WR))
         default:
             respond(fd, status: 404, body: Data("no route".utf8))
         }
@@ -192,6 +210,11 @@ final class LoopbackHTTPServer: @unchecked Sendable {
         head += "\r\n"
         var bytes = Data(head.utf8)
         bytes.append(body)
+        sendAll(fd, bytes)
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
+    private func sendAll(_ fd: Int32, _ bytes: Data) {
         bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
@@ -200,7 +223,6 @@ final class LoopbackHTTPServer: @unchecked Sendable {
                 offset += sent
             }
         }
-        shutdown(fd, Int32(SHUT_WR))
     }
 
     private static func query(of target: String) -> [String: String] {

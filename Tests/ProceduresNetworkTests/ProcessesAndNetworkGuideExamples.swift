@@ -72,6 +72,24 @@ final class ProcessesAndNetworkGuideExamples: NetworkTestCase {
         XCTAssertEqual(fetch.output?.statusCode, 200)
     }
 
+    func testDownloadProgressInBytes() {
+        let url = server.url("/bytes/300000")
+        let queue = ProcedureQueue()
+        let final = XCTestExpectation(description: "final update")
+        let counting = ProgressReportingSession()
+        let download = NetworkDownloadProcedure(session: counting, request: URLRequest(url: url))
+        download.observeProgress { update in
+            print("\(update.completedUnitCount) of \(update.totalUnitCount) bytes")
+        }
+        queue.addOperation(download)
+        download.observeProgress { update in if update.isFinal { final.fulfill() } }
+        wait(for: [final], timeout: 10)
+        XCTAssertEqual(download.currentProgress.completedUnitCount, 300_000)
+        XCTAssertEqual(download.currentProgress.totalUnitCount, 300_000)
+        if let file = download.output?.payload { try? FileManager.default.removeItem(at: file) }
+        counting.invalidate()
+    }
+
     func testDownloadThenRunAProgramOnTheFile() {
         let (job, program) = downloadThenRun(
             server.url("/lines/42"), to: file, program: "wc", arguments: ["-l"], session: session)

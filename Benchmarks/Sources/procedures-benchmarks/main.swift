@@ -10,6 +10,8 @@ let scenarios: [Scenario] =
         S1Throughput.scenario,
         S1tTaskGroup.scenario,
         L1Logging.scenario,
+        PR1Progress.scenario,
+        PR1Progress.asked,
         S2Chain.scenario,
         S2Chain.rawQueue,
         S3FanOutFanIn.scenario,

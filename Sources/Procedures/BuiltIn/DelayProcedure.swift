@@ -13,14 +13,19 @@ import Foundation
 /// queue.addOperations([pause, retry], waitUntilFinished: false)
 /// ```
 ///
+/// Its ``Procedure/progress`` counts the milliseconds waited, on its clock (read about a
+/// hundred times over the wait, at most a hundred times a second, and only while someone
+/// tracks it).
+///
 /// It is an ``InputProcedure`` of ``Delay``, so the delay can also come from another
 /// procedure: `DelayProcedure().injectResult(from: backOff)`, or, from a number of seconds,
 /// `DelayProcedure().injectResult(from: seconds) { .by($0) }`. One given no delay at all
 /// fails with ``ProcedureError/missingInput(name:)``.
-public final class DelayProcedure: Procedure, InputProcedure, @unchecked Sendable {
+public final class DelayProcedure: Procedure, InputProcedure, ProgressUnitsSource, @unchecked Sendable {
     // @unchecked: `timer` is only touched from this procedure's callbacks (execute, did-cancel,
     // did-finish), which never overlap; `input` is written before execute() (by init, directly,
-    // or by the injection's will-execute observer) and read by execute(); `clock` is immutable.
+    // or by the injection's will-execute observer) and read by execute(); `wait` is guarded by
+    // the procedure's own `lock` (two stores, no other lock taken); `clock` is immutable.
 
     /// How long to wait.
     public enum Delay: Sendable, Equatable {
@@ -39,6 +44,8 @@ public final class DelayProcedure: Procedure, InputProcedure, @unchecked Sendabl
     /// The clock the delay is measured on.
     public let clock: any ProcedureClock
     private var timer: (any Cancelable)?
+    /// When the wait began on the clock, and how long it is (for the progress).
+    @exclusivity(unchecked) private var wait: (start: TimeInterval, seconds: TimeInterval)?
 
     /// Waits `interval` seconds of `clock` once executed. A NaN interval is reported to
     /// ``ProcedureMisuse`` and treated as zero; an infinite one lasts until cancelled.
@@ -90,7 +97,34 @@ public final class DelayProcedure: Procedure, InputProcedure, @unchecked Sendabl
             finishAutomatically()
             return
         }
-        timer = clock.schedule(after: interval) { [weak self] in self?.finishAutomatically() }
+        let start = clock.now
+        lock.withLock { wait = (start, interval) }
+        timer = clock.schedule(at: start + interval) { [weak self] in self?.finishAutomatically() }
+        progressSourceDidChange()
+        pollProgress(every: progressPollInterval(interval), clock: clock)
+    }
+
+    /// Its progress counts milliseconds waited, on its clock, of the delay.
+    package var progressUnits: ProgressUnits {
+        guard let wait = lock.withLock({ wait }) else { return ProgressUnits(completed: 0, of: 0) }
+        let total = Self.milliseconds(wait.seconds)
+        return ProgressUnits(completed: min(total, Self.milliseconds(clock.now - wait.start)), of: total)
+    }
+
+    /// Tracking that begins during the wait polls from then on.
+    package func progressTrackingBegan() {
+        if let wait = lock.withLock({ wait }) { pollProgress(every: progressPollInterval(wait.seconds), clock: clock) }
+    }
+
+    /// A hundredth of the wait, between 10 ms and 1 s: about a hundred steps, and fewer than
+    /// a hundred readings a second, however long the wait.
+    private func progressPollInterval(_ seconds: TimeInterval) -> TimeInterval {
+        min(1, max(0.01, seconds / 100))
+    }
+
+    private static func milliseconds(_ seconds: TimeInterval) -> Int64 {
+        guard seconds.isFinite else { return seconds > 0 ? Int64.max : 0 }
+        return Int64(max(0, seconds * 1000).rounded())
     }
 
     /// Removes the clock callback and finishes.

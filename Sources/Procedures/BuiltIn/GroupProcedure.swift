@@ -259,6 +259,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
             send(.perform { [self] in finishIfDone() })
             return
         }
+        progressDidAdopt(child)  // Progress/GroupProgress.swift
         if report { reportAddition(of: child, will: false) }
     }
 
@@ -328,7 +329,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     /// A group finishes when its last child does; `finish()` from outside is misuse.
     override var finishesOnlyByItself: Bool { true }
 
-    /// A child finished (told by the group's queue, or by a plain child's sentinel).
+    /// A child finished (told through `procedureDidFinish`, as its owner).
     func childDidFinish(_ child: Operation, errors: [any Error]) {
         guard errors.isEmpty else { return handleChildFinishAmongCallbacks(child, errors: errors) }
         // Without errors there is nothing to hand to user code: only the count changes. The
@@ -338,6 +339,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
             group.unfinishedChildren -= 1
             return group.unfinishedChildren == 0
         }
+        progressChildDidFinish(child)  // Progress/GroupProgress.swift
         if last { Trampoline.run { self.send(.perform { [self] in finishIfDone() }) } }
     }
 
@@ -356,6 +358,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
             groupLock.withLock { group.childErrors.append(contentsOf: kept) }
         }
         groupLock.withLock { group.unfinishedChildren -= 1 }
+        progressChildDidFinish(child)  // Progress/GroupProgress.swift
         finishIfDone()
     }
 

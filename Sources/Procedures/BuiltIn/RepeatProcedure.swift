@@ -40,11 +40,14 @@ public struct RepeatProcedurePayload<T: Operation>: Sendable {
 /// Waits are ``DelayProcedure`` children on the repeat's ``clock``. The repeat finishes with
 /// the errors of all its operations (a ``RetryProcedure`` keeps only the last one's).
 ///
+/// Its ``Procedure/progress`` counts operations finished (a retry's: attempts) of `max`, and is
+/// indeterminate without a `max`; it reaches 100 % when the repeat finishes.
+///
 /// The iterator and the configure blocks are called one at a time, from the group's own
 /// callbacks, never under a lock.
-open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
+open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @unchecked Sendable {
     // @unchecked: `nextFromIterator` and `randomness` are only touched from the group's
-    // callbacks (`execute()` and child-finished handling), which never overlap; `progress` is
+    // callbacks (`execute()` and child-finished handling), which never overlap; `iteration` is
     // only touched under the procedure's own `lock` (a few stores at a time, no other lock
     // taken: a lock of its own would cost every repeat two more allocations); the `let`s are
     // immutable.
@@ -57,10 +60,12 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
     public let clock: any ProcedureClock
 
     private var nextFromIterator: () -> RepeatProcedurePayload<T>?
-    @exclusivity(unchecked) private var progress = Progress()
+    @exclusivity(unchecked) private var iteration = Iteration()
 
-    private struct Progress {
+    private struct Iteration {
         var count = 0
+        /// How many operations have finished (the progress counts them).
+        var finished = 0
         var current: T?
         var previous: T?
         var configure: (@Sendable (T) -> Void)?
@@ -109,24 +114,30 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
         super.init()
     }
 
-    // MARK: - Progress
+    // MARK: - Iterations
 
     /// How many operations have been added so far, the running one included.
-    public final var count: Int { lock.withLock { progress.count } }
+    public final var count: Int { lock.withLock { iteration.count } }
     /// The operation added last (running, waiting to run, or finished with the repeat).
-    public final var current: T? { lock.withLock { progress.current } }
+    public final var current: T? { lock.withLock { iteration.current } }
     /// The operation added before ``current``.
-    public final var previous: T? { lock.withLock { progress.previous } }
+    public final var previous: T? { lock.withLock { iteration.previous } }
+
+    /// Its progress counts operations (a retry's, attempts): those finished, of `max`
+    /// (indeterminate without one). The repeat is complete when it finishes, whatever `max` says.
+    package var progressUnits: ProgressUnits {
+        lock.withLock { ProgressUnits(completed: Int64(iteration.finished), of: max.map(Int64.init) ?? -1) }
+    }
 
     /// Adds `block` to what runs on each operation before it is added (after the blocks
     /// already there). Operations added already are not affected.
     public final func appendConfigureBlock(_ block: @escaping @Sendable (T) -> Void) {
         lock.withLock {
-            guard let existing = progress.configure else {
-                progress.configure = block
+            guard let existing = iteration.configure else {
+                iteration.configure = block
                 return
             }
-            progress.configure = { @Sendable operation in
+            iteration.configure = { @Sendable operation in
                 existing(operation)
                 block(operation)
             }
@@ -135,7 +146,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
 
     /// Replaces every configure block with `block`.
     public final func replaceConfigureBlock(_ block: @escaping @Sendable (T) -> Void) {
-        lock.withLock { progress.configure = block }
+        lock.withLock { iteration.configure = block }
     }
 
     /// Runs the configure blocks on `operation`, in the order they were appended (a payload's
@@ -148,20 +159,20 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
     /// pages.configure(probe)   // probe.pageSize == 50
     /// ```
     public final func configure(_ operation: T) {
-        let configure = lock.withLock { progress.configure }
+        let configure = lock.withLock { iteration.configure }
         configure?(operation)  // outside the lock: it is user code
     }
 
     /// Stores the repeat's input and the block that gives it to each new operation.
     final func setInputForOperations(_ input: (any Sendable)?, apply: @escaping @Sendable (T) -> Void) {
         lock.withLock {
-            progress.input = input
-            progress.applyInput = apply
+            iteration.input = input
+            iteration.applyInput = apply
         }
     }
 
     /// The input stored by `setInputForOperations(_:apply:)`.
-    final var inputForOperations: (any Sendable)? { lock.withLock { progress.input } }
+    final var inputForOperations: (any Sendable)? { lock.withLock { iteration.input } }
 
     // MARK: - Running
 
@@ -194,10 +205,12 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
 
     override func handleOperationFinished(_ child: Operation, errors: [any Error]) {
         // Only the current operation moves the repeat on; its waits are children too.
-        guard let operation = child as? T, operation === lock.withLock({ progress.current }) else {
+        guard let operation = child as? T, operation === lock.withLock({ iteration.current }) else {
             super.handleOperationFinished(child, errors: errors)
             return
         }
+        lock.withLock { iteration.finished += 1 }
+        progressSourceDidChange()
         var continuing = false
         // Once cancelled, nothing more is added (a child added in a race with the cancel is
         // cancelled by the group, and finishes without running).
@@ -226,14 +239,14 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
 
     private func add(_ payload: RepeatProcedurePayload<T>, wait seconds: TimeInterval) {
         let operation = payload.operation
-        let applyInput = lock.withLock { progress.applyInput }
+        let (applyInput, configure) = lock.withLock { (iteration.applyInput, iteration.configure) }
         applyInput?(operation)
-        configure(operation)
+        configure?(operation)
         payload.configure?(operation)
         lock.withLock {
-            progress.previous = progress.current
-            progress.current = operation
-            progress.count += 1
+            iteration.previous = iteration.current
+            iteration.current = operation
+            iteration.count += 1
         }
         guard seconds > 0 else {  // also false for NaN
             addChild(operation)

@@ -4,12 +4,17 @@ import ProceduresSupport
 /// Cancels a procedure with ``ProcedureError/timedOut(after:)`` if it has not finished in
 /// time.
 ///
-/// The clock starts at will-execute: ``init(by:clock:)`` gives the procedure that many
-/// seconds from then. The time a procedure spends waiting for its dependencies (or for a
-/// slot on its queue) is not counted: it is not doing its work yet, and cancelling it there
-/// would not stop whatever it waits for. For a deadline that covers the waiting too, use
-/// ``init(until:clock:)``: a procedure that reaches will-execute after that date is cancelled
-/// there and never executes.
+/// ``init(by:clock:)`` starts the clock at will-execute and gives the procedure that many
+/// seconds from then. The time a procedure spends waiting for its dependencies, its
+/// conditions or its exclusivity categories (or for a slot on its queue) is not counted: it is
+/// not doing its work yet.
+///
+/// ``init(until:clock:)`` is a deadline. It is armed as soon as the procedure starts waiting
+/// for its conditions or its exclusivity categories (or, for a procedure without any, at
+/// will-execute), so a procedure still waiting when the date passes (for a condition that never
+/// answers, or behind another procedure holding its category) is cancelled there and never
+/// executes; the cancel withdraws it from the category's line. A procedure that reaches
+/// will-execute after the date is cancelled there.
 ///
 /// ```swift
 /// let fetch = FetchProcedure(url: url)
@@ -55,8 +60,9 @@ public final class TimeoutObserver: ProcedureObserver, @unchecked Sendable {
         self.init(.by(interval), clock: clock)
     }
 
-    /// Times out at `date` (wall-clock time). A procedure that reaches will-execute after
-    /// `date` times out there and never executes.
+    /// Times out at `date` (wall-clock time), a deadline that also covers the time the
+    /// procedure waits for its conditions and exclusivity categories. A procedure that reaches
+    /// will-execute after `date` times out there and never executes.
     public convenience init(until date: Date, clock: any ProcedureClock = SystemClock.shared) {
         self.init(.until(date), clock: clock)
     }
@@ -72,8 +78,34 @@ public final class TimeoutObserver: ProcedureObserver, @unchecked Sendable {
         }
     }
 
-    /// Starts the timer.
+    /// Starts the timer (for a deadline, unless it started while the procedure waited).
     public func willExecute(_ procedure: Procedure) {
+        arm(for: procedure)
+    }
+
+    /// Arms a deadline (``init(until:clock:)``) for `procedure`, which begins waiting for its
+    /// conditions or exclusivity categories; nothing for a `by:` timeout, which starts at
+    /// will-execute.
+    func procedureBeginsWaitingForConditions(_ procedure: Procedure) {
+        guard case .until = delay else { return }
+        arm(for: procedure)
+    }
+
+    /// Schedules the cancel for `procedure`, once: a deadline armed while it waited is not
+    /// armed again at will-execute.
+    private func arm(for procedure: Procedure) {
+        let id = ObjectIdentifier(procedure)
+        // Only a deadline can have been armed before will-execute.
+        if case .until = delay {
+            let armed = StripedLock.withLock(for: self) { () -> Bool in
+                switch timers {
+                case .none: return false
+                case .one(let other, _): return other == id
+                case .many(let all): return all[id] != nil
+                }
+            }
+            guard !armed else { return }
+        }
         let interval: TimeInterval
         switch delay {
         case .by(let seconds): interval = seconds
@@ -89,7 +121,6 @@ public final class TimeoutObserver: ProcedureObserver, @unchecked Sendable {
         let timer = clock.schedule(after: interval) {
             procedure.cancel(withError: ProcedureError.timedOut(after: interval))
         }
-        let id = ObjectIdentifier(procedure)
         StripedLock.withLock(for: self) {
             switch timers {
             case .none: timers = .one(id, timer)

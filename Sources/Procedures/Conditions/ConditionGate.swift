@@ -40,7 +40,8 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     @exclusivity(unchecked) private var stopped = false
     @exclusivity(unchecked) private var pendingDependencies = 0
     @exclusivity(unchecked) private var produced: [Procedure] = []
-    @exclusivity(unchecked) private var request: ExclusivityRequest?
+    /// Its claim on its categories, once made (read by `WaitForItself` under the same lock).
+    @exclusivity(unchecked) private(set) var request: ExclusivityRequest?
     /// Set by `begin`, before anything reads it.
     @exclusivity(unchecked) private var hasCategories = false
     /// The condition being evaluated (its index) and where its answer is.
@@ -73,6 +74,12 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
         var produced: [Procedure] = []
         var dependencies: [Procedure] = []
         Condition.collectDependencies(of: conditions, into: &dependencies, produced: &produced)
+        if !dependencies.isEmpty, let chain = WaitForItself.chain(from: dependencies, backTo: procedure) {
+            failWaitingForItself(
+                procedure,
+                "a condition of \(procedure.displayName) depends on \(chain[0].displayName), which waits for \(procedure.displayName) (\(WaitForItself.describe(chain))): the condition could never be evaluated. Remove one of these waits.")
+            return
+        }
         hasCategories = conditions.contains { $0.isMutuallyExclusive }
         if hasCategories || !produced.isEmpty {
             // Only then does the gate need to hear of a cancel (to cancel what it produced and
@@ -220,15 +227,29 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
             return
         }
         let request = ExclusivityRequest(categories: categories) { [self] in open(procedure) }
-        let submit = lock.withLock { () -> Bool in
+        let (submit, owner) = lock.withLock { () -> (Bool, (any ProcedureOwner)?) in
             // Same lock as the procedure's: a cancel is decided either before this (and stops
             // here) or after (and its did-cancel hook finds the request and withdraws it).
-            guard !stopped, procedure.state.cancellation == .none else { return false }
+            guard !stopped, procedure.state.cancellation == .none else { return (false, nil) }
             waiting = .exclusivity(request.categories)
             self.request = request
-            return true
+            return (true, procedure.state.owner)
         }
-        if submit { ExclusivityManager.shared.submit(request) }
+        guard submit else { return }
+        if let (group, category) = WaitForItself.enclosingGroup(holdingAnyOf: request.categories, from: owner) {
+            // Cancelled before it was submitted: its did-cancel hook withdraws it for good.
+            failWaitingForItself(
+                procedure,
+                "\(procedure.displayName) asks for exclusivity category \"\(category)\", which its enclosing group \(group.displayName) holds until it finishes, and the group finishes only after \(procedure.displayName). Let the group alone claim the category, or give the child another one.")
+            return
+        }
+        ExclusivityManager.shared.submit(request)
+    }
+
+    /// Reports a wait that could never end and cancels the procedure, so that it finishes.
+    private func failWaitingForItself(_ procedure: Procedure, _ reason: String) {
+        ProcedureMisuse.report(.deadlock, "\(reason) \(procedure.displayName) was cancelled.", subject: procedure)
+        procedure.cancel(withError: ProcedureError.deadlock(reason: reason))
     }
 
     private func open(_ procedure: Procedure) {

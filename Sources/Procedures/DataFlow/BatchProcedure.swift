@@ -31,10 +31,13 @@ import ProceduresSupport
 /// **Cancellation.** Cancelling the batch cancels its running children and starts no more; it
 /// finishes, cancelled, once they have.
 ///
+/// **Progress** counts elements: ``Procedure/progress`` reads 3 of 10 once three elements
+/// have finished (succeeded or failed).
+///
 /// A batch with no input is cancelled with ``ProcedureError/missingInput(name:)``. The cost is
 /// O(1) per element, and O(N) once at the finish; no step scans the children per child.
 public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGroupProcedure<[Output]>, InputProcedure,
-    PartialOutputProcedure, @unchecked Sendable
+    PartialOutputProcedure, ProgressUnitsSource, @unchecked Sendable
 {
     // @unchecked: `batch` is guarded by `batchLock`; `input` is written before execute()
     // (directly, or by the injection's will-execute observer) and read by execute(); the
@@ -68,6 +71,9 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         var running = Set<ObjectIdentifier>()
         var stopped = false
         var partial: [Output?]?
+        /// Its progress: how many elements there are, and how many have finished.
+        var elementCount = 0
+        var finishedElements = 0
     }
 
     private let width: Int
@@ -157,7 +163,9 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
             batch.made = Array(repeating: nil, count: elements.count)
             if case .custom = maker { batch.custom = Array(repeating: nil, count: elements.count) }
             batch.running.reserveCapacity(min(width, elements.count))
+            batch.elementCount = elements.count
         }
+        progressSourceDidChange()
         for _ in 0..<min(width, elements.count) { startNext() }
         super.execute()
     }
@@ -207,11 +215,13 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         let policy = self.policy
         let others = batchLock.withLock { () -> [Procedure] in
             batch.running.remove(ObjectIdentifier(child))
+            batch.finishedElements += 1
             guard !errors.isEmpty, policy == .cancelRemaining, !batch.stopped else { return [] }
             batch.stopped = true
             return batch.made.compactMap { $0 }.filter { batch.running.contains(ObjectIdentifier($0)) }
         }
         for other in others { other.cancel() }
+        progressSourceDidChange()
         startNext()
     }
 
@@ -251,6 +261,11 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         }
         batchLock.withLock { batch.partial = outputs }
         super.procedureWillFinish(withErrors: errors)
+    }
+
+    /// Its progress counts elements: those finished (whatever their outcome) of all.
+    package var progressUnits: ProgressUnits {
+        batchLock.withLock { ProgressUnits(completed: Int64(batch.finishedElements), of: Int64(batch.elementCount)) }
     }
 
     private static func unwrapped(_ outputs: [Output?]) -> [Output]? {

@@ -15,6 +15,8 @@ import ProceduresSupport
 /// once `cancel()` has returned), and it finishes as cancelled; its ``partialOutput`` is then
 /// the accumulator so far, as it is after a failure (the value before the failing element).
 ///
+/// Its ``Procedure/progress`` counts the elements folded, of the input's count.
+///
 /// ``MapProcedure``, ``FilterProcedure``, ``FlatMapProcedure`` and ``CompactMapProcedure``
 /// are reductions too.
 public class ReduceProcedure<Element: Sendable, Result: Sendable>: ResultProcedure<Result>, InputProcedure,
@@ -65,14 +67,24 @@ public class ReduceProcedure<Element: Sendable, Result: Sendable>: ResultProcedu
             return
         }
         var result = initialResult
-        for element in input {
+        let total = Int64(input.count)
+        for (index, element) in input.enumerated() {
             // The request, not `isCancelled`: a cancel takes effect only after execute()
-            // returns, and the loop must stop as soon as one is asked for.
-            if cancelRequest != nil {
+            // returns, and the loop must stop as soon as one is asked for. The progress is
+            // recorded in the same critical section (and given to its tracker, if it has one).
+            let folded = ProgressUnits(completed: Int64(index), of: total)
+            var tracker: ProgressTracker?
+            let cancelRequested = lock.withLock { () -> Bool in
+                if state.cancellation != .none { return true }
+                tracker = recordProgressLocked(folded)
+                return false
+            }
+            if cancelRequested {
                 keepPartial(result)
                 finish()
                 return
             }
+            tracker?.setUnits(completed: folded.completed, total: folded.total)
             do {
                 try update(&result, element)
             } catch {

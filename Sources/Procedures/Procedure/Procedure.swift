@@ -57,6 +57,9 @@ open class Procedure: Operation, @unchecked Sendable {
     /// Where the procedure sits in its ``ProcedureQueue``'s list of members: guarded by that
     /// queue's lock, not this procedure's.
     @exclusivity(unchecked) var memberIndex = -1
+    /// Its progress: units reported while nobody tracks it, or its tracker, made on first use
+    /// (see Progress/Procedure+Progress.swift); under `lock`.
+    @exclusivity(unchecked) var progressStorage = ProgressStorage.untracked(nil)
 
     /// A procedure; subclasses set themselves up and call `super.init()`.
     public override init() {

@@ -28,6 +28,10 @@ public enum ProcedureError: Error, Sendable, CustomStringConvertible {
     /// A ``TimeoutObserver`` cancelled the procedure: it had not finished this many seconds
     /// after it started executing.
     case timedOut(after: TimeInterval)
+    /// The procedure would have waited for itself forever (`reason` says how: a category its
+    /// enclosing group holds, or a condition whose dependency waits for it); it was cancelled
+    /// instead, and the misuse reported as ``ProcedureMisuse/Kind/deadlock``.
+    case deadlock(reason: String)
 
     /// The procedure whose result was to be injected (named) finished without an output.
     @available(*, deprecated, renamed: "noOutput(name:)", message: "one case now names a procedure that finished without an output")
@@ -56,6 +60,8 @@ public enum ProcedureError: Error, Sendable, CustomStringConvertible {
             return "condition \(name) failed: \(error)"
         case .timedOut(let interval):
             return "timed out after \(interval) s"
+        case .deadlock(let reason):
+            return "deadlock: \(reason)"
         }
     }
 }

@@ -54,6 +54,11 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
         /// SIGKILL or SIGSTOP was given to ``ProcedureQueue/cancelAllOperations(onSignals:)``;
         /// no process can catch them, so the trap left them out.
         case uncatchableSignal
+        /// A procedure would have waited for itself forever: it asked for an exclusivity
+        /// category that one of its enclosing groups holds (the group finishes only after it), or
+        /// one of its conditions depends on a procedure that waits for it. It was cancelled with
+        /// ``ProcedureError/deadlock(reason:)`` so that it, and what waits for it, finishes.
+        case deadlock
     }
 
     /// What went wrong.

@@ -100,3 +100,97 @@ final class ObservabilityGuideTests: XCTestCase {
         XCTAssertTrue(plan.contains("label=\"parse\""))
     }
 }
+
+// The guide's Progress section.
+
+final class ImportRows: Procedure, @unchecked Sendable {
+    let rows: [String]
+    init(rows: [String]) {
+        self.rows = rows
+        super.init()
+    }
+    override func execute() {
+        for (index, _) in rows.enumerated() {
+            // … import one row …
+            reportProgress(completed: Int64(index + 1), of: Int64(rows.count))
+        }
+        finish()
+    }
+}
+
+final class ProgressGuideTests: XCTestCase {
+    private func files(_ count: Int) throws -> [String] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("progress-guide-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return try (0..<count).map { index in
+            let file = directory.appendingPathComponent("\(index).txt")
+            try Data(repeating: 1, count: index).write(to: file)
+            return file.path
+        }
+    }
+
+    func testObservingABatch() throws {
+        let paths = try files(6)
+        let queue = ProcedureQueue()
+        let seen = LockedBox<[ProgressUpdate]>([])
+        let final = XCTestExpectation(description: "final update")
+
+        let sizes = BatchProcedure(input: paths, width: 4) { path in try Data(contentsOf: URL(fileURLWithPath: path)).count }
+        let watching = sizes.observeProgress { update in
+            print("\(update.completedUnitCount) of \(update.totalUnitCount) files")
+        }
+        queue.addOperation(sizes)
+
+        sizes.observeProgress { update in
+            seen.mutate { $0.append(update) }
+            if update.isFinal { final.fulfill() }
+        }
+
+        wait(for: [final], timeout: 10)
+        watching.cancel()
+        XCTAssertEqual(sizes.output, [0, 1, 2, 3, 4, 5])
+        XCTAssertEqual(seen.value.last?.completedUnitCount, 6)
+        XCTAssertEqual(seen.value.last?.fractionCompleted, 1)
+    }
+
+    func testProgressAsAnAsyncSequence() async throws {
+        let paths = try files(3)
+        let sizes = BatchProcedure(input: paths, width: 4) { path in try Data(contentsOf: URL(fileURLWithPath: path)).count }
+        ProcedureQueue().addOperation(sizes)
+        for await update in sizes.progressUpdates() {
+            print("\(Int(update.fractionCompleted * 100)) %")
+        }
+        XCTAssertTrue(sizes.isFinished, "the loop ends once the procedure has finished")
+        XCTAssertEqual(sizes.currentProgress.fractionCompleted, 1)
+    }
+
+    func testYourOwnProceduresAndWeights() {
+        let bigTable = (0..<90).map { "row \($0)" }
+        let smallTable = (0..<10).map { "row \($0)" }
+        let install = GroupProcedure()
+        install.addChild(ImportRows(rows: bigTable), progressWeight: 9)
+        install.addChild(ImportRows(rows: smallTable), progressWeight: 1)
+        XCTAssertEqual(install.progress.totalUnitCount, 10)
+        wait(for: install)
+        XCTAssertEqual(install.currentProgress.fractionCompleted, 1)
+
+        let rows = ImportRows(rows: smallTable)
+        rows.addWillFinishBlockObserver { rows, _ in
+            // Before the finish completes it, the progress is what the procedure reported.
+            XCTAssertEqual(rows.currentProgress.completedUnitCount, 10)
+        }
+        wait(for: rows)
+    }
+
+    func testAProgramsOutputLines() {
+        let build = ProcessProcedure(
+            executable: "/bin/sh", arguments: ["-c", "echo 1/2; echo 2/2"], standardOutput: .lines)
+        build.reportProgress { line in
+            let numbers = line.split(separator: "/").compactMap { Int64($0) }
+            return numbers.count == 2 ? ProgressUnits(completed: numbers[0], of: numbers[1]) : nil
+        }
+        wait(for: build)
+        XCTAssertEqual(build.currentProgress.fractionCompleted, 1)
+        XCTAssertEqual(build.progress.totalUnitCount, 2)
+    }
+}

@@ -158,4 +158,37 @@ final class RetryAndTimeoutsGuideTests: XCTestCase {
         wait(for: poll)
         XCTAssertEqual(polls.value, 3)
     }
+
+    func testDeadlineCoversTheWaitForACategory() {
+        let busy = HeldProcedure(name: "busy")
+        busy.addCondition(MutuallyExclusive(category: "database"))
+        let queue = ProcedureQueue()
+        queue.addOperation(busy)
+        wait(for: [busy.executing], timeout: 10)
+        let twoOClock = Date().addingTimeInterval(0.05)  // in the guide, a real 02:00
+
+        let migrate = MigrateProcedure()
+        migrate.addCondition(MutuallyExclusive(category: "database"))
+        // Give up if the database is still busy (or the work unfinished) at 02:00.
+        migrate.addObserver(TimeoutObserver(until: twoOClock))
+        queue.addOperation(migrate)
+
+        wait(for: migrate)
+        assertProcedureCancelled(migrate, withErrors: true)
+        XCTAssertFalse(migrate.migrated)
+        busy.release()
+        wait(for: busy)
+    }
+}
+
+/// The guide's database migration: it only records that it ran.
+final class MigrateProcedure: Procedure, @unchecked Sendable {
+    // @unchecked: `ran` is a locked box.
+    private let ran = LockedBox(false)
+    var migrated: Bool { ran.value }
+
+    override func execute() {
+        ran.mutate { $0 = true }
+        finish()
+    }
 }
