@@ -8,7 +8,7 @@ enum R1Retry {
 
     static let scenario = Scenario(
         id: "R1", title: "retry", sizes: [1_000, 10_000],
-        statistics: [.median(.ratioAtMost(2))],
+        statistics: [.median(.ratioAtMost(1.3))],
         ours: ours, baseline: baseline,
         note: "N `RetryProcedure`s (`maxAttempts: 2`, no wait) whose first attempt (a `BlockProcedure`) throws and "
             + "second succeeds, added to a `ProcedureQueue`, wait for the queue to drain; baseline: 2N empty "

@@ -5,7 +5,7 @@ import Procedures
 enum S1Throughput {
     static let scenario = Scenario(
         id: "S1", title: "throughput", sizes: [10_000, 100_000],
-        statistics: [.median(.ratioAtMost(1.5))],
+        statistics: [.median(.ratioAtMost(0.6))],
         ours: ours, baseline: baseline,
         note: "create N empty `BlockProcedure`s, add each to a `ProcedureQueue`, wait for the queue to drain; "
             + "baseline: the same with `BlockOperation`s on an `OperationQueue` (both default width).")

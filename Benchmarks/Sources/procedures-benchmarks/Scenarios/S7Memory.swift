@@ -5,7 +5,7 @@ import Procedures
 enum S7Memory {
     static let scenario = Scenario(
         id: "S7", title: "memory per pending op", sizes: [10_000, 100_000], unit: .bytesPerItem, rounds: 3,
-        statistics: [.median(.ratioAtMost(1.5))],
+        statistics: [.median(.ratioAtMost(1.0))],
         ours: ours, baseline: baseline,
         note: "malloc'd bytes (glibc `mallinfo2`: `uordblks` + `hblkhd`) added by N empty `BlockProcedure`s "
             + "in a suspended `ProcedureQueue`, divided by N; baseline: N `BlockOperation`s in a suspended "
