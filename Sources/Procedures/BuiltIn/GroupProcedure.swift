@@ -183,11 +183,13 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     /// What ``ProcedureQueue/current`` answers inside a child: a queue whose operations become
     /// the group's children. Made only when asked for.
     var queueFacade: ProcedureQueue {
-        groupLock.withLock {
+        if let facade = groupLock.withLock({ group.facade }) { return facade }
+        // Made outside the lock (it is Foundation's initialiser); the first one stored wins.
+        let made = GroupQueue(group: self)
+        return groupLock.withLock {
             if let facade = group.facade { return facade }
-            let facade = GroupQueue(group: self)
-            group.facade = facade
-            return facade
+            group.facade = made
+            return made
         }
     }
 

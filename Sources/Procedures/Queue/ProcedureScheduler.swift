@@ -124,8 +124,9 @@ final class ProcedureScheduler: @unchecked Sendable {
 
     /// `procedure` is ready: it starts when a slot is free (soon, if one is).
     func submit(_ procedure: Procedure) {
+        let priority = procedure.queuePriority  // Foundation's getter: read before locking
         let loop = lock.withLock { () -> DispatchQueue? in
-            waiting.append(procedure, priority: procedure.queuePriority)
+            waiting.append(procedure, priority: priority)
             return loopNeeded()
         }
         loop.map(startLoop)
