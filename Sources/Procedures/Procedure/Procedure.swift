@@ -289,7 +289,8 @@ open class Procedure: Operation, @unchecked Sendable {
     /// Runs the procedure on a slot of `scheduler`, which its owner gave it once it was ready.
     /// The slot is given back when the procedure has finished.
     func run(scheduledBy scheduler: ProcedureScheduler) {
-        let owner = lock.withLock { state.lifecycle.startScheduled(slot: scheduler) }
+        let owner = lock.withLock { state.lifecycle.startScheduled() }
+        assert(owner?.scheduler === scheduler, "scheduled by another owner's scheduler")
         CurrentOwner.with(owner) { send(.start) }
     }
 

@@ -40,18 +40,23 @@ enum ReadyAction {
 }
 
 /// A procedure's lifecycle: a value-type state machine. Each stage carries what is valid in
-/// it (who owns the procedure, how many dependencies it still waits for, which slot it
-/// holds); every transition is a `mutating` method that returns what the caller must do once
-/// it has let go of the procedure's lock. Nothing else writes a procedure's phase, its
+/// it (how many dependencies it still waits for and where its gate is, whether it holds a
+/// slot, whether it executes); beside the stage, the owner (from the claim until it has
+/// finished), the cancellation, the errors and the first finish. Every transition is a
+/// `mutating` method that returns what the caller must do once it has let go of the
+/// procedure's lock. Nothing else writes a procedure's phase, its
 /// cancellation or its finish, so the machine can be driven and tested without threads.
 struct ProcedureLifecycle {
+    // The stages hold no references, so that a transition copies them without reference
+    // counting: the owner (and so its scheduler, whose slot a running procedure holds) is
+    // kept once, in `owner`.
     enum Stage {
         /// Created. `gated`: it has conditions or exclusivity categories.
         case initial(gated: Bool)
         /// Claimed by an owner (or started by hand), waiting for dependencies, then its gate.
         case waiting(Waiting)
         /// Nothing holds it back: handed to the owner's scheduler, or about to start.
-        case ready(owner: (any ProcedureOwner)?)
+        case ready
         /// Started (`executing` once `execute()` was called).
         case running(Running)
         /// The finish event is being handled (will-finish hooks run now).
@@ -60,21 +65,20 @@ struct ProcedureLifecycle {
     }
 
     struct Waiting {
-        var owner: (any ProcedureOwner)?
-        var action: ReadyAction
         /// Unfinished dependencies, plus one while the claim registers with them.
         var unfinished: Int
         var gate: GateStage
     }
 
     struct Running {
-        var owner: (any ProcedureOwner)?
-        /// The scheduler whose slot the procedure holds, given back when it finishes.
-        var slot: ProcedureScheduler?
+        /// It holds a slot of its owner's scheduler, given back when it finishes.
+        var holdsSlot: Bool
         var executing = false
     }
 
     private(set) var stage = Stage.initial(gated: false)
+    /// The queue or group that owns the procedure, from its claim until it has finished (nil
+    /// for one started by hand or by a plain `OperationQueue`).
     private(set) var cancellation = CancellationPhase.none
     /// Errors it was cancelled with, then those it finished with.
     private(set) var errors: [any Error] = []
@@ -94,15 +98,7 @@ struct ProcedureLifecycle {
         }
     }
 
-    /// The queue or group that owns the procedure, from its claim until it has finished.
-    var owner: (any ProcedureOwner)? {
-        switch stage {
-        case .initial, .finished: return nil
-        case .waiting(let waiting): return waiting.owner
-        case .ready(let owner): return owner
-        case .running(let running), .finishing(let running): return running.owner
-        }
-    }
+    private(set) var owner: (any ProcedureOwner)?
 
     var hasBegunFinishing: Bool { finishErrors != nil || phase >= .finishing }
 
@@ -114,7 +110,7 @@ struct ProcedureLifecycle {
 
     /// True while it may still produce operations onto its owner.
     var canProduce: Bool {
-        guard case .running(let running) = stage, running.owner != nil else { return false }
+        guard case .running = stage, owner != nil else { return false }
         return !hasBegunFinishing
     }
 
@@ -143,8 +139,8 @@ struct ProcedureLifecycle {
             guard let current = self.owner else { return .refused(.started) }
             return .refused(current === owner ? .alreadyInThisQueue : .inAnotherQueue)
         }
-        let action: ReadyAction = owner.map { .schedule($0.scheduler) } ?? .start
-        stage = .waiting(Waiting(owner: owner, action: action, unfinished: dependencies + 1, gate: gated ? .closed : .open))
+        self.owner = owner
+        stage = .waiting(Waiting(unfinished: dependencies + 1, gate: gated ? .closed : .open))
         return .claimed
     }
 
@@ -183,8 +179,8 @@ struct ProcedureLifecycle {
             stage = .waiting(waiting)
             return .checkConditions
         }
-        stage = .ready(owner: waiting.owner)
-        return waiting.action
+        stage = .ready
+        return owner.map { .schedule($0.scheduler) } ?? .start
     }
 
     // MARK: - Cancelling and finishing requests
@@ -222,20 +218,20 @@ struct ProcedureLifecycle {
 
     // MARK: - Starting and executing
 
-    /// Its owner's scheduler gave it `slot`: it starts. Returns its owner.
-    mutating func startScheduled(slot: ProcedureScheduler) -> (any ProcedureOwner)? {
-        guard case .ready(let owner) = stage else {
+    /// Its owner's scheduler gave it a slot: it starts. Returns its owner.
+    mutating func startScheduled() -> (any ProcedureOwner)? {
+        guard case .ready = stage, owner != nil else {
             preconditionFailure("internal error: a procedure was scheduled in phase \(phase)")
         }
-        stage = .running(Running(owner: owner, slot: slot))
+        stage = .running(Running(holdsSlot: true))
         return owner
     }
 
     /// Started by hand (or by a plain `OperationQueue`) and now ready: it starts. False if it
     /// was not ready.
     mutating func startUnscheduled() -> Bool {
-        guard case .ready(let owner) = stage else { return false }
-        stage = .running(Running(owner: owner, slot: nil))
+        guard case .ready = stage else { return false }
+        stage = .running(Running(holdsSlot: false))
         return true
     }
 
@@ -261,7 +257,7 @@ struct ProcedureLifecycle {
         if cancellation == .cancelled { return .cancelled }
         running.executing = true
         stage = .running(running)
-        return .execute(owner: running.owner)
+        return .execute(owner: owner)
     }
 
     // MARK: - Finishing
@@ -272,19 +268,21 @@ struct ProcedureLifecycle {
         let running: Running
         switch stage {
         case .running(let current): running = current
-        case .ready(let owner): running = Running(owner: owner, slot: nil)
-        case .initial, .waiting: running = Running(owner: owner, slot: nil)
+        case .initial, .waiting, .ready: running = Running(holdsSlot: false)
         case .finishing, .finished: return nil
         }
         stage = .finishing(running)
         errors.append(contentsOf: finishErrors ?? [])
-        return (errors, running.owner)
+        return (errors, owner)
     }
 
-    /// `isFinished` becomes true. Returns the slot to give back and whether it was cancelled.
+    /// `isFinished` becomes true and the owner is let go. Returns the scheduler whose slot
+    /// to give back, if it held one, and whether it was cancelled.
     mutating func finish() -> (slot: ProcedureScheduler?, cancelled: Bool) {
         guard case .finishing(let running) = stage else { return (nil, cancellation == .cancelled) }
         stage = .finished
-        return (running.slot, cancellation == .cancelled)
+        let slot = running.holdsSlot ? owner?.scheduler : nil
+        owner = nil
+        return (slot, cancellation == .cancelled)
     }
 }

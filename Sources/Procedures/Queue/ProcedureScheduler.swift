@@ -186,54 +186,73 @@ final class ProcedureScheduler: @unchecked Sendable {
 }
 
 /// Waiting procedures: one FIFO per queue priority, highest priority first. O(1) amortised;
-/// nothing is allocated until a procedure has to wait (most groups' children never do).
+/// nothing is allocated for the first procedure that waits, nor for other priorities until
+/// one is used (most procedures, and most groups' children, never need either).
 struct ReadyLine {
-    private var veryHigh = FIFO(), high = FIFO(), normal = FIFO(), low = FIFO(), veryLow = FIFO()
+    private var normal = FIFO()
+    /// The other priorities' lines, made when a procedure of one of them first waits.
+    private var others: OtherPriorities?
     private(set) var count = 0
 
+    /// A reference, so that a line without other priorities carries one nil pointer.
+    private final class OtherPriorities {
+        var veryHigh = FIFO(), high = FIFO(), low = FIFO(), veryLow = FIFO()
+    }
+
     mutating func append(_ procedure: Procedure, priority: Operation.QueuePriority) {
+        count += 1
+        if priority == .normal { return normal.append(procedure) }
+        let lines = others ?? OtherPriorities()
+        others = lines
         switch priority {
-        case .veryHigh: veryHigh.append(procedure)
-        case .high: high.append(procedure)
-        case .low: low.append(procedure)
-        case .veryLow: veryLow.append(procedure)
+        case .veryHigh: lines.veryHigh.append(procedure)
+        case .high: lines.high.append(procedure)
+        case .low: lines.low.append(procedure)
+        case .veryLow: lines.veryLow.append(procedure)
         default: normal.append(procedure)
         }
-        count += 1
     }
 
     mutating func popFirst() -> Procedure? {
         guard count > 0 else { return nil }
         count -= 1
-        // Most procedures have the default priority: look there first when no other waits.
-        if count + 1 == normal.count { return normal.popFirst() }
-        return veryHigh.popFirst() ?? high.popFirst() ?? normal.popFirst() ?? low.popFirst() ?? veryLow.popFirst()
+        guard let lines = others else { return normal.popFirst() }
+        return lines.veryHigh.popFirst() ?? lines.high.popFirst() ?? normal.popFirst() ?? lines.low.popFirst()
+            ?? lines.veryLow.popFirst()
     }
 
-    /// A ring buffer: O(1) at both ends, grown by doubling.
+    /// A FIFO: the first procedure in a slot of its own, the rest in a ring buffer grown by
+    /// doubling. O(1) at both ends.
     struct FIFO {
+        /// The oldest procedure when it arrived in an empty FIFO (so one waiting procedure
+        /// allocates nothing).
+        private var first: Procedure?
         private var slots: [Procedure?] = []
         private var head = 0
-        private(set) var count = 0
+        private var ringCount = 0
 
         mutating func append(_ procedure: Procedure) {
-            if count == slots.count { grow() }
-            slots[(head + count) & (slots.count - 1)] = procedure
-            count += 1
+            if first == nil && ringCount == 0 { return first = procedure }
+            if ringCount == slots.count { grow() }
+            slots[(head + ringCount) & (slots.count - 1)] = procedure
+            ringCount += 1
         }
 
         mutating func popFirst() -> Procedure? {
-            guard count > 0 else { return nil }
+            if let procedure = first.take() { return procedure }
+            guard ringCount > 0 else { return nil }
             let procedure = slots[head].take()
             head = (head + 1) & (slots.count - 1)
-            count -= 1
+            ringCount -= 1
             return procedure
         }
 
         private mutating func grow() {
             let capacity = Swift.max(4, slots.count * 2)  // a power of two, for the masks
-            var grown = [Procedure?](repeating: nil, count: capacity)
-            for offset in 0..<count { grown[offset] = slots[(head + offset) & (slots.count - 1)] }
+            var grown = [Procedure?]()
+            grown.reserveCapacity(capacity)
+            for offset in 0..<ringCount { grown.append(slots[(head + offset) & (slots.count - 1)]) }
+            grown.append(contentsOf: repeatElement(nil, count: capacity - ringCount))
             slots = grown
             head = 0
         }

@@ -5,8 +5,6 @@ import XCTest
 
 /// The lifecycle state machine on its own: every transition, driven without threads or locks.
 final class ProcedureLifecycleTests: XCTestCase {
-    private let scheduler = ProcedureScheduler()
-
     /// An owner that is only an identity (the machine never calls it).
     private final class Owner: ProcedureOwner, @unchecked Sendable {
         let scheduler = ProcedureScheduler()
@@ -137,7 +135,7 @@ final class ProcedureLifecycleTests: XCTestCase {
         let owner = Owner()
         var machine = readyMachine(owner: owner)
         _ = machine.dependenciesFinished(1)
-        XCTAssertTrue(machine.startScheduled(slot: scheduler) === owner)
+        XCTAssertTrue(machine.startScheduled() === owner)
         XCTAssertEqual(machine.phase, .started)
         XCTAssertEqual(machine.startDecision, .run)
         guard case .execute(let executingOwner) = machine.beginExecuting() else { return XCTFail("execute") }
@@ -154,7 +152,7 @@ final class ProcedureLifecycleTests: XCTestCase {
         XCTAssertEqual(machine.phase, .finishing)
         XCTAssertNil(machine.beginFinishing(), "a second finish event is ignored")
         let (slot, cancelled) = machine.finish()
-        XCTAssertTrue(slot === scheduler)
+        XCTAssertTrue(slot === owner.scheduler, "the slot goes back to the owner's scheduler")
         XCTAssertFalse(cancelled)
         XCTAssertEqual(machine.phase, .finished)
         XCTAssertNil(machine.owner)
@@ -169,7 +167,7 @@ final class ProcedureLifecycleTests: XCTestCase {
         XCTAssertTrue(machine.hasBegunFinishing)
         XCTAssertEqual(machine.requestCancel(errors: []), .ignore, "finishing wins over a later cancel")
         _ = machine.dependenciesFinished(1)
-        _ = machine.startScheduled(slot: scheduler)
+        _ = machine.startScheduled()
         XCTAssertEqual(machine.startDecision, .finish)
         guard case .skip = machine.beginExecuting() else { return XCTFail("execute skipped") }
     }
@@ -178,7 +176,7 @@ final class ProcedureLifecycleTests: XCTestCase {
         var machine = readyMachine(owner: Owner())
         _ = machine.requestCancel(errors: [])
         _ = machine.cancelHandled()
-        _ = machine.startScheduled(slot: scheduler)
+        _ = machine.startScheduled()
         XCTAssertEqual(machine.startDecision, .cancelled)
         guard case .cancelled = machine.beginExecuting() else { return XCTFail("cancelled") }
         XCTAssertNotNil(machine.beginFinishing())
@@ -188,7 +186,7 @@ final class ProcedureLifecycleTests: XCTestCase {
     func testACancelWhileExecutingIsARequestOnly() {
         var machine = readyMachine(owner: Owner())
         _ = machine.dependenciesFinished(1)
-        _ = machine.startScheduled(slot: scheduler)
+        _ = machine.startScheduled()
         _ = machine.beginExecuting()
         XCTAssertEqual(machine.requestCancel(errors: []), .post)
         XCTAssertNil(machine.cancelHandled(), "nothing to make ready")
