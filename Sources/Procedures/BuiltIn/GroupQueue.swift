@@ -1,7 +1,9 @@
 import Foundation
 
 /// What ``ProcedureQueue/current`` answers inside a group's child: a queue whose operations
-/// become the group's children. A group runs its children on its own scheduler and makes this
+/// become the group's children. A barrier block added to it runs once the children added
+/// before it have finished, and the group waits for it; children added after it do not wait
+/// for it. A group runs its children on its own scheduler and makes this
 /// queue only when a child asks for it, so most groups never pay for a Foundation queue.
 final class GroupQueue: ProcedureQueue, @unchecked Sendable {
     // @unchecked: `group` is immutable.
@@ -19,7 +21,8 @@ final class GroupQueue: ProcedureQueue, @unchecked Sendable {
 
     override func addBarrierBlock(_ barrier: @escaping @Sendable () -> Void) {
         // A barrier on a group's queue is a child like any other: the group waits for it, and
-        // it waits for every child added before it.
+        // it waits for every child added before it. (Children added later do not wait for it:
+        // they are the group's, and the group has no barrier of its own. Said in the docs.)
         guard let group else { return super.addBarrierBlock(barrier) }
         let procedure = BarrierProcedure(block: barrier)
         procedure.addDependencies(group.children.filter { !$0.isFinished })
