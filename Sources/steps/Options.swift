@@ -13,6 +13,7 @@ struct Options {
     var logDirectory: String?
     var plain = false
     var showHelp = false
+    var showVersion = false
 
     static let usage = """
         USAGE: steps [PIPELINE.json] [options]
@@ -24,7 +25,8 @@ struct Options {
         new temporary directory.
 
         OPTIONS:
-          -j, --jobs N        steps run at once (default: the pipeline's "jobs", else the number of CPUs)
+          -j, --jobs N        steps run at once, 1 to 1000000 (default: the pipeline's "jobs", else
+                              the number of CPUs); -jN works too
           -n, --dry-run       check the pipeline and print the plan in order, run nothing
           --graph FILE        write the dependency graph as Graphviz DOT to FILE
           --trace FILE        write a trace timeline (Chrome trace-event JSON: open it in Perfetto)
@@ -35,10 +37,11 @@ struct Options {
                               the pipeline file; a temporary directory for the bundled one)
           --plain             timestamped lines even on a terminal
           -h, --help          show this help
+          --version           show the version of steps
 
         Exit status: 0 every step succeeded (or was skipped), 1 a step failed, 2 bad arguments or
         pipeline file, 124 --timeout expired, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM) — each after
-        every child process has been stopped.
+        every child process has been stopped. A second Ctrl-C kills every step's processes at once.
         """
 
     struct UsageError: Error, CustomStringConvertible {
@@ -52,32 +55,40 @@ struct Options {
             guard let value = remaining.popFirst() else { throw UsageError(description: "\(flag) needs a value") }
             return value
         }
-        func number(for flag: String, minimum: Double, whole: Bool = false) throws(UsageError) -> Double {
+        /// Seconds: at least 0, or above 0 when zero makes no sense.
+        func seconds(for flag: String, aboveZero: Bool) throws(UsageError) -> Double {
             let text = try value(for: flag)
-            guard let number = Double(text), number.isFinite, number >= minimum, !whole || number == number.rounded() else {
-                let what = whole ? "a whole number" : "a number"
-                throw UsageError(description: "\(flag) needs \(what) of at least \(minimum.formatted), not '\(text)'")
+            guard let number = Double(text), number.isFinite, aboveZero ? number > 0 : number >= 0 else {
+                throw UsageError(description: "\(flag) needs a number of seconds \(aboveZero ? "above 0" : "of at least 0"), not '\(text)'")
             }
             return number
         }
         while let argument = remaining.popFirst() {
-            // --flag=value is the same as --flag value.
+            // --flag=value is the same as --flag value, and -jN the same as -j N.
             if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
                 remaining.insert(String(argument[argument.index(after: equals)...]), at: remaining.startIndex)
                 remaining.insert(String(argument[..<equals]), at: remaining.startIndex)
                 continue
             }
+            if argument.hasPrefix("-j"), argument.count > 2 {
+                remaining.insert(String(argument.dropFirst(2)), at: remaining.startIndex)
+                remaining.insert("-j", at: remaining.startIndex)
+                continue
+            }
             switch argument {
             case "-h", "--help": options.showHelp = true
-            case "-j", "--jobs": options.jobs = Int(try number(for: argument, minimum: 1, whole: true))
+            case "--version": options.showVersion = true
+            case "-j", "--jobs":
+                let text = try value(for: argument)
+                guard let jobs = Double(text).flatMap(PipelineChecker.count) else {
+                    throw UsageError(description: "\(argument) needs \(PipelineChecker.countRange), not '\(text)'")
+                }
+                options.jobs = jobs
             case "-n", "--dry-run": options.dryRun = true
             case "--graph": options.graphPath = try value(for: argument)
             case "--trace": options.tracePath = try value(for: argument)
-            case "--timeout":
-                let seconds = try number(for: argument, minimum: 0)
-                guard seconds > 0 else { throw UsageError(description: "--timeout needs a number of seconds above 0") }
-                options.timeout = seconds
-            case "--grace": options.gracePeriod = try number(for: argument, minimum: 0)
+            case "--timeout": options.timeout = try seconds(for: argument, aboveZero: true)
+            case "--grace": options.gracePeriod = try seconds(for: argument, aboveZero: false)
             case "--logs": options.logDirectory = try value(for: argument)
             case "--plain": options.plain = true
             case "-": throw UsageError(description: "reading the pipeline from standard input is not supported; give a file")

@@ -1,29 +1,27 @@
 import Foundation
 
 /// The checks JSONDecoder cannot make: names, ranges, references between steps and cycles.
-/// Every problem found is one line in `problems`.
+/// Every problem found is noted in `problems`, at the place in the file it is about.
 struct PipelineChecker {
-    let file: String
-    let locator: JSONLocator
-    private(set) var problems: [String] = []
+    /// The document the pipeline was read from, to find where each field is.
+    let document: JSONValue
+    private(set) var problems: [PipelineProblem] = []
 
-    init(file: String, locator: JSONLocator) {
-        self.file = file
-        self.locator = locator
+    init(document: JSONValue) {
+        self.document = document
     }
 
     private mutating func report(_ path: [String], _ message: String) {
-        let place = locator.position(of: path).map { "\(file):\($0)" } ?? file
-        problems.append("\(place): \(message)")
+        problems.append(PipelineProblem(offset: document.offset(of: path), message: message))
     }
 
     mutating func check(_ raw: RawPipeline, directory: URL) -> Pipeline? {
         var jobs: Int?
         if let value = raw.jobs {
-            if let whole = Self.wholeNumber(value), whole >= 1 {
-                jobs = whole
+            if let count = Self.count(value) {
+                jobs = count
             } else {
-                report(["jobs"], "field 'jobs': must be a whole number of at least 1, not \(value.formatted)")
+                report(["jobs"], "field 'jobs': must be \(Self.countRange), not \(value.formatted)")
             }
         }
         if raw.steps.isEmpty { report(["steps"], "field 'steps': the pipeline has no steps") }
@@ -90,9 +88,9 @@ struct PipelineChecker {
 
         var retry: Step.Retry?
         if let raw = raw.retry {
-            let attempts = Self.wholeNumber(raw.attempts) ?? 0
+            let attempts = Self.count(raw.attempts) ?? 0
             if attempts < 1 {
-                report(field("retry") + ["attempts"], "\(who): field 'retry.attempts': must be a whole number of at least 1, not \(raw.attempts.formatted)")
+                report(field("retry") + ["attempts"], "\(who): field 'retry.attempts': must be \(Self.countRange), not \(raw.attempts.formatted)")
             }
             let backoff = raw.backoff ?? 0.5
             let maxBackoff = raw.maxBackoff ?? 30
@@ -154,8 +152,16 @@ struct PipelineChecker {
             environment: raw.env ?? [:], workingDirectory: raw.cwd)
     }
 
-    static func wholeNumber(_ value: Double) -> Int? {
-        value == value.rounded() && abs(value) < 1e9 ? Int(value) : nil
+    /// The largest `jobs` (and `--jobs`) and `retry.attempts` accepted: far more than any
+    /// machine runs at once or any step should be tried, and small enough for any arithmetic.
+    static let largestCount = 1_000_000
+
+    /// The accepted counts, as messages say it.
+    static let countRange = "a whole number from 1 to \(largestCount)"
+
+    /// `value` as a count from 1 to ``largestCount``, or nil.
+    static func count(_ value: Double) -> Int? {
+        value == value.rounded() && value >= 1 && value <= Double(largestCount) ? Int(value) : nil
     }
 
     /// A cycle through `dependencies`, as names ending where they start, or nil.

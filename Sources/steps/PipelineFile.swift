@@ -7,105 +7,60 @@ struct PipelineError: Error, CustomStringConvertible {
     var description: String { lines.joined(separator: "\n") }
 }
 
-/// Reads and checks a pipeline file: JSON syntax (with line and column), the schema (decoded by
-/// Foundation's `JSONDecoder`), then names, references, ranges and cycles.
+/// One thing wrong with a pipeline file: the byte offset it is about (nil: the file as a
+/// whole) and what is wrong.
+struct PipelineProblem: Equatable {
+    var offset: Int?
+    var message: String
+}
+
+/// Reads and checks a pipeline file: the text (JSON syntax, UTF-8, depth, number range), the
+/// schema (every field's type, unknown fields), then names, references, ranges and cycles.
+/// Each stage reports every problem it finds, in the order of the file, each at its line and
+/// column; a stage runs only if the one before it found nothing.
 enum PipelineFile {
+    /// The largest pipeline file read: far beyond any real one, and a bound on what a mistaken
+    /// path (a device, a log file) costs.
+    static let largestFile = 16 << 20
+
     static func load(path: String) throws(PipelineError) -> Pipeline {
-        let url = URL(fileURLWithPath: path)
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = try FileReader.contents(of: path, limit: largestFile)
         } catch {
-            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
-            throw PipelineError(lines: ["\(path): \(reason)"])
+            throw PipelineError(lines: ["\(path): cannot read: \(error.reason)"])
         }
-        return try parse(data, named: path, directory: url.deletingLastPathComponent())
+        return try parse(data, named: path, directory: URL(fileURLWithPath: path).deletingLastPathComponent())
     }
 
     static func parse(_ data: Data, named file: String, directory: URL) throws(PipelineError) -> Pipeline {
-        let locator: JSONLocator
-        do {
-            locator = try JSONLocator(scanning: data)
-        } catch {
-            throw PipelineError(lines: ["\(file):\(error.position): JSON syntax error: \(error.message)"])
+        let bytes = [UInt8](data)
+        let positions = TextPositions(bytes)
+        func failure(_ problems: [PipelineProblem]) -> PipelineError {
+            PipelineError(lines: render(problems, file: file, positions: positions))
         }
-        let raw: RawPipeline
+        let document: JSONValue
         do {
-            raw = try JSONDecoder().decode(RawPipeline.self, from: data)
+            document = try JSONParser.parse(bytes)
         } catch {
-            throw PipelineError(lines: [describe(error, file: file, locator: locator)])
+            throw failure([PipelineProblem(offset: error.offset, message: error.message)])
         }
-        var checker = PipelineChecker(file: file, locator: locator)
+        var reader = PipelineSchemaReader()
+        guard let raw = reader.read(document) else { throw failure(reader.problems) }
+        var checker = PipelineChecker(document: document)
         let pipeline = checker.check(raw, directory: directory)
-        guard checker.problems.isEmpty, let pipeline else { throw PipelineError(lines: checker.problems) }
+        guard checker.problems.isEmpty, let pipeline else { throw failure(checker.problems) }
         return pipeline
     }
 
-    // MARK: - Decoding errors
-
-    private static func describe(_ error: any Error, file: String, locator: JSONLocator, stepName: String? = nil) -> String {
-        func place(_ path: [any CodingKey]) -> String {
-            let components = path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-            return locator.position(of: components).map { "\(file):\($0)" } ?? file
-        }
-        func subject(_ path: [any CodingKey], field: String? = nil) -> String {
-            // steps[3].retry.attempts → "step 'build': field 'retry.attempts'"
-            var components = path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-            if let field { components.append(field) }
-            var text = ""
-            if components.first == "steps", components.count >= 2, components[1].hasPrefix("[") {
-                text = stepName.map { "step '\($0)'" } ?? "steps\(components[1])"
-                components.removeFirst(2)
-            }
-            let fieldPath = JSONLocator.join(components)
-            if !fieldPath.isEmpty { text += (text.isEmpty ? "" : ": ") + "field '\(fieldPath)'" }
-            return text.isEmpty ? "the pipeline" : text
-        }
-        switch error {
-        case let error as StepDecodingError:
-            return describe(error.underlying, file: file, locator: locator, stepName: error.stepName)
-        case let error as UnknownFieldError:
-            let parent = Array(error.path.dropLast())
-            let suggestion = closest(to: error.field, among: error.known).map { " (did you mean '\($0)'?)" } ?? ""
-            return "\(place(error.path)): \(subject(parent)): unknown field '\(error.field)'\(suggestion); known fields: \(error.known.joined(separator: ", "))"
-        case DecodingError.keyNotFound(let key, let context):
-            return "\(place(context.codingPath)): \(subject(context.codingPath)): missing field '\(key.stringValue)'"
-        case DecodingError.typeMismatch(let type, let context):
-            return "\(place(context.codingPath)): \(subject(context.codingPath)): expected \(kind(of: type)), found \(found(at: context.codingPath, locator: locator))"
-        case DecodingError.valueNotFound(let type, let context):
-            return "\(place(context.codingPath)): \(subject(context.codingPath)): expected \(kind(of: type)), found null"
-        case DecodingError.dataCorrupted(let context):
-            if context.codingPath.isEmpty { return "\(file): not a valid JSON document" }
-            return "\(place(context.codingPath)): \(subject(context.codingPath)): \(context.debugDescription)"
-        default:
-            return "\(file): \(error)"
-        }
-    }
-
-    private static func kind(of type: Any.Type) -> String {
-        switch type {
-        case is Int.Type: return "a whole number"
-        case is Double.Type: return "a number"
-        case is String.Type: return "a string"
-        case is Bool.Type: return "true or false"
-        case is [String].Type, is [RawStep].Type, is [Any].Type: return "a list"
-        default: return "an object"
-        }
-    }
-
-    /// What the value at `path` is, read from the raw text the locator saw.
-    private static func found(at path: [any CodingKey], locator: JSONLocator) -> String {
-        // The decoder says what it expected, not what it found: name the kind the text starts with.
-        guard let first = locator.firstCharacter(at: path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }) else {
-            return "something else"
-        }
-        switch first {
-        case "\"": return "a string"
-        case "{": return "an object"
-        case "[": return "a list"
-        case "t", "f": return "true or false"
-        case "n": return "null"
-        default: return "a number"
+    /// `file:line:column: message` for each problem, in the order of the file (problems about
+    /// the same place keep the order they were found in).
+    static func render(_ problems: [PipelineProblem], file: String, positions: TextPositions) -> [String] {
+        let places = positions.positions(of: problems.compactMap(\.offset))
+        let sorted = problems.enumerated().sorted { ($0.element.offset ?? -1, $0.offset) < ($1.element.offset ?? -1, $1.offset) }
+        return sorted.map { _, problem in
+            let place = problem.offset.flatMap { places[$0] }.map { "\(file):\($0)" } ?? file
+            return "\(place): \(problem.message)"
         }
     }
 

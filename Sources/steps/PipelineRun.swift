@@ -4,7 +4,7 @@ import Procedures
 /// One run of a pipeline: the procedure graph, what can stop it (Ctrl-C, `--timeout`), and
 /// the summary and exit status once every step has finished.
 final class PipelineRun: @unchecked Sendable {
-    // @unchecked: `stopReason` and `sources` are guarded by `lock`; the rest is immutable after init.
+    // @unchecked: `stopReason`, `forced`, `ended` and `sources` are guarded by `lock`; the rest is immutable after init.
     enum StopReason { case interrupted, terminated, timedOut }
 
     let context: RunContext
@@ -16,6 +16,10 @@ final class PipelineRun: @unchecked Sendable {
     private let everything: GroupProcedure
     private let lock = NSLock()
     private var stopReason: StopReason?
+    /// The second signal, which killed every running step at once.
+    private var forced: StopReason?
+    /// Whether the run has ended: finished, or given up on a second after a second signal.
+    private var ended = false
     private var sources: [any DispatchSourceProtocol] = []
     private let started = Date()
     /// Records the run for `--trace`.
@@ -46,7 +50,7 @@ final class PipelineRun: @unchecked Sendable {
     func start(completion: @escaping @Sendable (Int32) -> Void) {
         installStopSources()
         everything.addDidFinishBlockObserver { [self] _, _ in
-            let status = finish()
+            guard let status = finish() else { return }
             completion(status)
         }
         queue.addOperation(everything)
@@ -80,7 +84,10 @@ final class PipelineRun: @unchecked Sendable {
             stopReason = reason
             return true
         }
-        guard first else { return }
+        guard first else {
+            if reason != .timedOut { forceStop(reason) }
+            return
+        }
         context.isStopping = true
         let running = steps.filter { $0.isExecuting && $0.record.snapshot.started != nil && $0.record.outcome == nil }.count
         switch reason {
@@ -91,28 +98,62 @@ final class PipelineRun: @unchecked Sendable {
         everything.cancel()
     }
 
-    private func finish() -> Int32 {
-        let reason = lock.withLock { () -> StopReason? in
-            sources.forEach { $0.cancel() }
-            return stopReason
+    /// A second Ctrl-C (or SIGTERM) while stopping: whoever sends it will not wait out the
+    /// grace period. Every running step's process group gets SIGKILL at once; the run then
+    /// ends as soon as the killed tries are reaped, and steps exits within a second whatever
+    /// still holds a step (a process that left its group and keeps the output open).
+    private func forceStop(_ reason: StopReason) {
+        guard lock.withLock({ () -> Bool in
+            guard forced == nil, !ended else { return false }
+            forced = reason
+            return true
+        }) else { return }
+        let killed = steps.filter { $0.killProcessesNow() }.count
+        let word = reason == .interrupted ? "Interrupted" : "Terminated"
+        context.display.note("\(word) again: killed the processes of \(killed) running step(s) at once")
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { [self] in
+            guard lock.withLock({ () -> Bool in
+                defer { ended = true }
+                return !ended
+            }) else { return }
+            context.display.runFinished(summary: "\(word) again: not waiting any longer for the steps to finish.\n")
+            exit(Self.status(for: reason))
         }
+    }
+
+    private static func status(for reason: StopReason) -> Int32 {
+        switch reason {
+        case .interrupted: return 130
+        case .terminated: return 143
+        case .timedOut: return 124
+        }
+    }
+
+    /// The exit status, or nil if steps has already given up on the run after a second signal.
+    private func finish() -> Int32? {
+        guard let (reason, forced) = lock.withLock({ () -> (StopReason?, StopReason?)? in
+            guard !ended else { return nil }
+            ended = true
+            sources.forEach { $0.cancel() }
+            return (stopReason, self.forced)
+        }) else { return nil }
         let records = context.pipeline.steps.map { context.records[$0.name]! }
         for record in records where record.outcome == nil { record.finish(.stopped) }
+        var traceError: String?
         if let tracePath, let profiler {
             profiler.detach()
             do {
                 try profiler.writeChromeTrace(to: URL(fileURLWithPath: tracePath))
             } catch {
-                context.display.note("\(error)")
+                traceError = "\(error)"
             }
         }
         let elapsed = Date().timeIntervalSince(started)
         context.display.runFinished(summary: Summary.render(records, elapsed: elapsed, logDirectory: context.logDirectory.path, stop: reason))
-        switch reason {
-        case .interrupted?: return 130
-        case .terminated?: return 143
-        case .timedOut?: return 124
-        case nil: return records.contains { $0.outcome?.failsPipeline ?? false } ? 1 : 0
-        }
+        // Checked before the run, the trace's file can still become unwritable during it.
+        if let traceError { Output.error("steps: \(traceError)") }
+        if let stop = forced ?? reason { return Self.status(for: stop) }
+        if records.contains(where: { $0.outcome?.failsPipeline ?? false }) { return 1 }
+        return traceError == nil ? 0 : 2
     }
 }

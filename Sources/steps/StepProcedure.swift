@@ -27,6 +27,8 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         var succeeded = false
         var skipReason: String?
         var log: FileHandle?
+        /// The try that is running, if one is.
+        var running: ProcessProcedure?
     }
     private var progress = Progress()
 
@@ -117,14 +119,18 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
             lines.onSuccess(context: .immediate) { line in log.write(Data((line + "\n").utf8)) }
         }
         if let timeout = step.timeout { attempt.addObserver(TimeoutObserver(by: timeout)) }
-        attempt.addWillExecuteBlockObserver { [self] _ in
-            progressLock.withLock { progress.attempt = number }
+        attempt.addWillExecuteBlockObserver { [self] attempt in
+            progressLock.withLock {
+                progress.attempt = number
+                progress.running = attempt
+            }
             if number > 1 { log.write(Data(StepLog.marker(attempt: number, of: step.attempts).utf8)) }
             record.attemptStarted(number)
             context.display.stepStarted(record, attempt: number)
         }
         attempt.addDidFinishBlockObserver { [self] attempt, errors in
             progressLock.withLock {
+                progress.running = nil
                 if errors.isEmpty && !attempt.isCancelled {
                     progress.succeeded = true
                 } else {
@@ -133,6 +139,16 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
             }
         }
         return attempt
+    }
+
+    /// Sends SIGKILL to the process group of the running try, if there is one: for a second
+    /// Ctrl-C, which does not wait for the grace period. Returns whether a group was signalled.
+    func killProcessesNow() -> Bool {
+        guard let pid = progressLock.withLock({ progress.running?.processIdentifier }) else { return false }
+        // Each try leads its own process group, whose id is its pid. The try is forgotten as it
+        // finishes, just after its child is reaped: only in that moment could the id belong to
+        // someone else, and only if the system reused it at once.
+        return kill(-pid, SIGKILL) == 0
     }
 
     /// One short reason for a failed try.

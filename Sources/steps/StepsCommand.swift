@@ -15,6 +15,10 @@ enum StepsCommand {
             Output.write(Options.usage + "\n")
             exit(0)
         }
+        if options.showVersion {
+            Output.write("steps \(StepsVersion.current)\n")
+            exit(0)
+        }
 
         let pipeline: Pipeline
         let bundled = options.pipelinePath == nil
@@ -35,6 +39,16 @@ enum StepsCommand {
         let logDirectory = URL(fileURLWithPath: options.logDirectory ?? pipeline.directory.appendingPathComponent(".steps/logs").path)
         let live = !options.dryRun && !options.plain && isatty(STDOUT_FILENO) == 1
             && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+        // Whatever the run will write is checked now, not after the run.
+        let unwritable = [
+            options.tracePath.flatMap { path in OutputPath.problemWritingFile(at: path).map { "cannot write the trace to \(path): \($0)" } },
+            options.graphPath.flatMap { path in OutputPath.problemWritingFile(at: path).map { "cannot write the graph to \(path): \($0)" } },
+            OutputPath.problemWritingDirectory(at: logDirectory.path).map { "cannot create the log directory \(logDirectory.path): \($0)" },
+        ].compactMap { $0 }
+        if !unwritable.isEmpty {
+            for problem in unwritable { Output.error("steps: " + problem) }
+            exit(2)
+        }
         let display: any Display = live ? LiveDisplay(total: pipeline.steps.count) : PlainDisplay()
         let context = RunContext(
             pipeline: pipeline, logDirectory: logDirectory, display: display, gracePeriod: options.gracePeriod)

@@ -98,4 +98,42 @@ final class StoppingTests: StepsTestCase {
         let pid = Int32(try read("stubborn.pid").trimmingCharacters(in: .whitespacesAndNewlines))!
         XCTAssertFalse(Self.isAlive(pid))
     }
+
+    func testASecondCtrlCKillsEveryProcessGroupAtOnceAndExits130() throws {
+        // Both steps ignore SIGTERM: the first Ctrl-C alone would wait out the 60 s grace period.
+        try write(#"""
+            { "steps": [
+              { "name": "a", "run": "trap '' TERM; echo $$ > a.pid; while true; do sleep 0.05; done" },
+              { "name": "b", "run": "trap '' TERM; echo $$ > b.pid; while true; do sleep 0.05; done" } ] }
+            """#)
+        let directory = self.directory!
+        let signalled = LockedBox(false)
+        let secondSent = LockedBox<Date?>(nil)
+        let seen = LockedBox("")
+        let result = try run(["pipeline.json", "--jobs", "2", "--grace", "60", "--plain"], timeout: 30) { output, process in
+            seen.mutate { $0 = output }
+            guard signalled.mutate({ first in defer { first = true }; return !first }) else { return }
+            Thread.detachNewThread {
+                let deadline = Date().addingTimeInterval(20)
+                while Date() < deadline,
+                    !["a.pid", "b.pid"].allSatisfy({ FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path) })
+                {
+                    usleep(10_000)
+                }
+                kill(process.processIdentifier, SIGINT)
+                // The second Ctrl-C once the first has been acted on.
+                while Date() < deadline, !seen.value.contains("Interrupted: stopping") { usleep(10_000) }
+                secondSent.mutate { $0 = Date() }
+                kill(process.processIdentifier, SIGINT)
+            }
+        }
+        XCTAssertEqual(result.status, 130, result.output + result.errors)
+        let afterSecond = Date().timeIntervalSince(try XCTUnwrap(secondSent.value))
+        XCTAssertLessThan(afterSecond, 5, "steps waited for the grace period")
+        XCTAssertTrue(result.output.contains("Interrupted again: killed the processes of 2 running step(s) at once"), result.output)
+        for name in ["a.pid", "b.pid"] {
+            let pid = try XCTUnwrap(Int32(try read(name).trimmingCharacters(in: .whitespacesAndNewlines)))
+            XCTAssertFalse(Self.isAlive(pid), "\(name) outlived steps")
+        }
+    }
 }
