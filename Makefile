@@ -4,7 +4,7 @@ SWIFT ?= swift
 PROCEDURES_STRESS_SCALE ?= 1
 export PROCEDURES_STRESS_SCALE
 
-.PHONY: build test test-tsan integrations-test demo bench bench-smoke docs clean
+.PHONY: build test test-tsan integrations-test demo bench bench-smoke docs fuzz clean
 
 build:
 	$(SWIFT) build
@@ -34,6 +34,11 @@ bench-smoke:
 # DocC site from the symbol graph and the guides in Documentation/ (into .build/docs).
 docs:
 	scripts/build-docs.sh
+
+# libFuzzer on the `steps` pipeline parser and checker for FUZZ_SECONDS (see Fuzz/README.md).
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
 
 clean:
 	rm -rf .build .build-tsan Benchmarks/.build Integrations/.build
