@@ -25,11 +25,12 @@ integrations-test:
 demo:
 	$(SWIFT) run steps
 
+# U1 times the `steps` binary, built next to the benchmarks.
 bench:
-	cd Benchmarks && $(SWIFT) run -c release procedures-benchmarks
+	cd Benchmarks && $(SWIFT) build -c release --product steps && $(SWIFT) run -c release procedures-benchmarks
 
 bench-smoke:
-	cd Benchmarks && $(SWIFT) run -c release procedures-benchmarks --smoke
+	cd Benchmarks && $(SWIFT) build -c release --product steps && $(SWIFT) run -c release procedures-benchmarks --smoke
 
 # DocC site from the symbol graph and the guides in Documentation/ (into .build/docs).
 docs:

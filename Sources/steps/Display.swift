@@ -6,7 +6,10 @@ protocol Display: AnyObject, Sendable {
     func runStarted(_ description: String)
     func stepStarted(_ record: StepRecord, attempt: Int)
     func stepWillRetry(_ record: StepRecord, failedAttempt: Int, reason: String, wait: Double)
-    func stepFinished(_ record: StepRecord, outcome: StepOutcome, logTail: [String], logPath: String)
+    /// A line a step printed, as it comes (only with `--output=prefixed`).
+    func stepPrinted(_ record: StepRecord, _ line: StepTranscript.Line)
+    /// A step ended; `shown` is what `--output` shows of what it printed.
+    func stepFinished(_ record: StepRecord, outcome: StepOutcome, shown: ShownOutput?)
     func note(_ text: String)
     /// Ends the display (a live view stops redrawing) and prints the summary.
     func runFinished(summary: String)
@@ -21,6 +24,13 @@ enum Output {
     static func error(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
+}
+
+/// "waiting 0.3 s before try 2", or "trying again" when there is no wait.
+func waitingText(seconds: Double, beforeTry attempt: Int) -> String {
+    guard seconds > 0 else { return "trying again" }
+    let shown = seconds < 10 ? String(format: "%.1f", seconds) : String(format: "%.0f", seconds)
+    return "waiting \(shown) s before try \(attempt)"
 }
 
 /// Formats seconds the way the displays show durations: 0.42s, 12.3s, 2m05s.
@@ -41,6 +51,7 @@ extension StepRecord {
         switch outcome {
         case .failed(let reason, let ignored): line += "  " + reason + (ignored ? " (continuing: continueOnError)" : "")
         case .skipped(let reason): line += "  skipped: " + reason
+        case .upToDate: line += "  up to date"
         case .stopped: line += "  stopped"
         case .succeeded: break
         }
@@ -52,6 +63,12 @@ extension StepRecord {
 final class PlainDisplay: Display, @unchecked Sendable {
     // @unchecked: writes are serialised by `lock`; `formatter` is only used under it.
     private let lock = NSLock()
+    private let prefix: OutputPrefix
+
+    /// `names`: the steps, for the width of `--output=prefixed`'s prefix.
+    init(names: [String] = []) {
+        prefix = OutputPrefix(names: names, styled: false)
+    }
     private let formatter: DateFormatter = {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -66,19 +83,21 @@ final class PlainDisplay: Display, @unchecked Sendable {
     func runStarted(_ description: String) { line(description) }
 
     func stepStarted(_ record: StepRecord, attempt: Int) {
-        line("start \(record.step.name)" + (attempt > 1 ? " (try \(attempt) of \(record.step.attempts))" : ""))
+        let why = attempt == 1 ? record.runReason.map { " (out of date: \($0))" } ?? "" : ""
+        line("start \(record.step.name)" + (attempt > 1 ? " (try \(attempt) of \(record.step.attempts))" : why))
     }
 
     func stepWillRetry(_ record: StepRecord, failedAttempt: Int, reason: String, wait: Double) {
-        line("retry \(record.step.name): try \(failedAttempt) \(reason)" + (wait > 0 ? "; trying again in \(wait.formatted)s" : "; trying again"))
+        line("retry \(record.step.name): try \(failedAttempt) \(reason); " + waitingText(seconds: wait, beforeTry: failedAttempt + 1))
     }
 
-    func stepFinished(_ record: StepRecord, outcome: StepOutcome, logTail: [String], logPath: String) {
-        var text = record.finishedLine(outcome)
-        if !logTail.isEmpty {
-            text += "\n    last lines of \(logPath):\n" + logTail.map { "    | " + $0 }.joined(separator: "\n")
-        }
-        line(text)
+    func stepPrinted(_ record: StepRecord, _ printed: StepTranscript.Line) {
+        // As the step printed it, without a time stamp (the step may print its own).
+        lock.withLock { Output.write(prefix.apply(record.step.name, printed) + "\n") }
+    }
+
+    func stepFinished(_ record: StepRecord, outcome: StepOutcome, shown: ShownOutput?) {
+        line(([record.finishedLine(outcome)] + (shown?.rendered(styled: false) ?? [])).joined(separator: "\n"))
     }
 
     func note(_ text: String) { line(text) }

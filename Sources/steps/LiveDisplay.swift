@@ -14,12 +14,17 @@ final class LiveDisplay: Display, @unchecked Sendable {
     private var finishedCount = 0
     private var stopped = false
     private var frame = 0
+    /// `--output=prefixed` lines not yet printed: printed above the block on the next frame,
+    /// so that a chatty step costs one redraw per frame, not one per line.
+    private var printed: [String] = []
+    private let prefix: OutputPrefix
     private let timer: any DispatchSourceTimer
 
     private static let spinner = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 
-    init(total: Int) {
+    init(total: Int, names: [String] = []) {
         self.total = total
+        prefix = OutputPrefix(names: names, styled: true)
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "steps.live-display"))
         timer.schedule(deadline: .now() + 0.1, repeating: 0.1, leeway: .milliseconds(20))
         timer.setEventHandler { [weak self] in self?.tick() }
@@ -30,8 +35,14 @@ final class LiveDisplay: Display, @unchecked Sendable {
         lock.withLock {
             guard !stopped else { return }
             frame += 1
-            redraw(printingAbove: [])
+            redraw(printingAbove: takePrinted())
         }
+    }
+
+    /// The lines waiting to be printed, emptied. Called under `lock`.
+    private func takePrinted() -> [String] {
+        defer { printed.removeAll(keepingCapacity: true) }
+        return printed
     }
 
     /// The terminal's columns and rows (80 x 24 if it cannot say).
@@ -58,6 +69,13 @@ final class LiveDisplay: Display, @unchecked Sendable {
             for id in shown {
                 guard let record = running[id] else { continue }
                 let snapshot = record.snapshot
+                if let waiting = snapshot.waiting {
+                    // Waiting out its back-off: no spinner, the time left.
+                    let left = max(0, waiting.until.timeIntervalSinceNow)
+                    let text = "\(record.step.name)  \(formatDuration(snapshot.duration ?? 0))  \(waitingText(seconds: max(left, 0.05), beforeTry: waiting.beforeTry))"
+                    block.append(clip("\u{1B}[33m…\u{1B}[0m " + text, visible: "… " + text, columns))
+                    continue
+                }
                 let tries = snapshot.attempt > 1 ? "  (try \(snapshot.attempt) of \(record.step.attempts))" : ""
                 let plain = "\(spin) \(record.step.name)  \(formatDuration(snapshot.duration ?? 0))\(tries)"
                 block.append(clip("\u{1B}[36m\(spin)\u{1B}[0m \(record.step.name)  \(formatDuration(snapshot.duration ?? 0))\(tries)", visible: plain, columns))
@@ -80,13 +98,14 @@ final class LiveDisplay: Display, @unchecked Sendable {
         case .succeeded: color = "32"
         case .failed(_, let ignored): color = ignored ? "33" : "31"
         case .skipped: color = "2"
+        case .upToDate: color = "34"
         case .stopped: color = "33"
         }
         return "\u{1B}[\(color)m\(line.prefix(1))\u{1B}[0m\(line.dropFirst())"
     }
 
     func runStarted(_ description: String) {
-        lock.withLock { redraw(printingAbove: [description]) }
+        lock.withLock { redraw(printingAbove: takePrinted() + [description]) }
     }
 
     func stepStarted(_ record: StepRecord, attempt: Int) {
@@ -94,38 +113,40 @@ final class LiveDisplay: Display, @unchecked Sendable {
             let id = ObjectIdentifier(record)
             if running[id] == nil { order.append(id) }
             running[id] = record
-            redraw(printingAbove: [])
+            redraw(printingAbove: takePrinted())
         }
     }
 
     func stepWillRetry(_ record: StepRecord, failedAttempt: Int, reason: String, wait: Double) {
-        let text = "\u{1B}[33m↻\u{1B}[0m \(record.step.name)  try \(failedAttempt) \(reason)" + (wait > 0 ? ", again in \(wait.formatted)s" : ", again")
-        lock.withLock { redraw(printingAbove: [text]) }
+        let text = "\u{1B}[33m↻\u{1B}[0m \(record.step.name)  try \(failedAttempt) \(reason), " + waitingText(seconds: wait, beforeTry: failedAttempt + 1)
+        lock.withLock { redraw(printingAbove: takePrinted() + [text]) }
     }
 
-    func stepFinished(_ record: StepRecord, outcome: StepOutcome, logTail: [String], logPath: String) {
-        var lines = [colored(outcome, record.finishedLine(outcome))]
-        if !logTail.isEmpty {
-            lines.append("    \u{1B}[2mlast lines of \(logPath):\u{1B}[0m")
-            lines += logTail.map { "    \u{1B}[2m|\u{1B}[0m " + $0 }
-        }
+    func stepPrinted(_ record: StepRecord, _ line: StepTranscript.Line) {
+        let text = prefix.apply(record.step.name, line)
+        lock.withLock { printed.append(text) }
+    }
+
+    func stepFinished(_ record: StepRecord, outcome: StepOutcome, shown: ShownOutput?) {
+        let lines = [colored(outcome, record.finishedLine(outcome))] + (shown?.rendered(styled: true) ?? [])
         lock.withLock {
             let id = ObjectIdentifier(record)
             if running.removeValue(forKey: id) != nil { order.removeAll { $0 == id } }
             finishedCount += 1
-            redraw(printingAbove: lines)
+            // What the step printed comes before the line that says it ended.
+            redraw(printingAbove: takePrinted() + lines)
         }
     }
 
     func note(_ text: String) {
-        lock.withLock { redraw(printingAbove: ["\u{1B}[33m" + text + "\u{1B}[0m"]) }
+        lock.withLock { redraw(printingAbove: takePrinted() + ["\u{1B}[33m" + text + "\u{1B}[0m"]) }
     }
 
     func runFinished(summary: String) {
         timer.cancel()
         lock.withLock {
             stopped = true
-            redraw(printingAbove: [""])
+            redraw(printingAbove: takePrinted() + [""])
             Output.write(summary)
         }
     }

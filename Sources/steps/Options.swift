@@ -14,6 +14,12 @@ struct Options {
     var plain = false
     var showHelp = false
     var showVersion = false
+    /// `--force` (every step) or `--force STEP` (those named).
+    var forced = ForcedSteps.none
+    /// `--output MODE`; nil: the default for where the output goes.
+    var output: OutputMode?
+    /// `--watch`: run again whenever a step's sources change.
+    var watch = false
 
     static let usage = """
         USAGE: steps [PIPELINE.json] [options]
@@ -36,6 +42,15 @@ struct Options {
           --logs DIR          where each step's output is kept (default: .steps/logs next to
                               the pipeline file; a temporary directory for the bundled one)
           --plain             timestamped lines even on a terminal
+          -w, --watch         after the run, watch the steps' sources and run again (what is out
+                              of date) when they change; a change during a run restarts it
+          --output MODE       what steps print, on the terminal: prefixed (every line as
+                              'step | line'), grouped (a step's lines when it ends), failed
+                              (a failed step's lines; the default off a terminal) or quiet
+                              (a failed step's last lines; the default on a terminal). The
+                              logs keep everything: NAME.log (stdout), NAME.err.log (stderr)
+          --force [STEP]      run steps with sources even if up to date: every step (sources
+                              rehashed), or STEP (repeatable; --force=STEP if STEP ends in .json)
           -h, --help          show this help
           --version           show the version of steps
 
@@ -64,6 +79,13 @@ struct Options {
             return number
         }
         while let argument = remaining.popFirst() {
+            // --force=STEP always names a step (the value of --force STEP is optional).
+            if argument.hasPrefix("--force=") {
+                let name = String(argument.dropFirst("--force=".count))
+                guard !name.isEmpty else { throw UsageError(description: "--force= needs a step name") }
+                options.forced = options.forced.adding(name)
+                continue
+            }
             // --flag=value is the same as --flag value, and -jN the same as -j N.
             if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
                 remaining.insert(String(argument[argument.index(after: equals)...]), at: remaining.startIndex)
@@ -91,6 +113,22 @@ struct Options {
             case "--grace": options.gracePeriod = try seconds(for: argument, aboveZero: false)
             case "--logs": options.logDirectory = try value(for: argument)
             case "--plain": options.plain = true
+            case "-w", "--watch": options.watch = true
+            case "--output":
+                let text = try value(for: argument)
+                guard let mode = OutputMode(rawValue: text) else {
+                    let modes = OutputMode.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw UsageError(description: "--output needs one of \(modes), not '\(text)'")
+                }
+                options.output = mode
+            case "--force":
+                // An optional value: the next word, unless it is an option or a pipeline file.
+                if let next = remaining.first, !next.hasPrefix("-"), !next.hasSuffix(".json") {
+                    remaining.removeFirst()
+                    options.forced = options.forced.adding(next)
+                } else {
+                    options.forced = .all
+                }
             case "-": throw UsageError(description: "reading the pipeline from standard input is not supported; give a file")
             default:
                 if argument.hasPrefix("-") { throw UsageError(description: "unknown option '\(argument)'") }

@@ -13,6 +13,16 @@ struct Pipeline: Sendable {
     var environment: [String: String]
 
     func step(named name: String) -> Step? { steps.first { $0.name == name } }
+
+    /// A path from the pipeline file, relative to its directory.
+    func resolve(_ path: String) -> URL {
+        path.hasPrefix("/") ? URL(fileURLWithPath: path) : directory.appendingPathComponent(path)
+    }
+
+    /// The directory a step runs in, and that its `sources` and `generates` are relative to.
+    func directory(of step: Step) -> URL {
+        step.workingDirectory.map(resolve) ?? directory
+    }
 }
 
 /// One step of a pipeline.
@@ -60,6 +70,11 @@ struct Step: Sendable {
     var environment: [String: String] = [:]
     /// The working directory, relative to the pipeline's directory.
     var workingDirectory: String?
+    /// The files the step reads (relative to its working directory): with them, it is skipped
+    /// while it is up to date (see ``UpToDateTracker``); without, it always runs.
+    var sources: GlobPatternList?
+    /// The files it makes: it is not up to date while one is missing.
+    var generates: GlobPatternList?
 
     /// Every step this one waits for: its `needs` and the steps its conditions read.
     var dependencies: [String] {

@@ -144,12 +144,34 @@ struct PipelineChecker {
         }
 
         if let cwd = raw.cwd, cwd.isEmpty { report(field("cwd"), "\(who): field 'cwd': the directory is empty") }
+        let sources = patterns(raw.sources, "sources", at: field("sources"), who: who)
+        let generates = patterns(raw.generates, "generates", at: field("generates"), who: who)
+        if raw.generates != nil && raw.sources == nil {
+            report(field("generates"), "\(who): field 'generates' needs 'sources' (a step without sources always runs; give \"sources\": [] to run it only while what it generates is missing)")
+        }
 
         guard problems.count == problemsBefore else { return nil }
         return Step(
             name: raw.name, command: command, needs: needs, retry: retry, timeout: raw.timeout,
             exclusive: raw.exclusive ?? [], when: conditions, continueOnError: raw.continueOnError ?? false,
-            environment: raw.env ?? [:], workingDirectory: raw.cwd)
+            environment: raw.env ?? [:], workingDirectory: raw.cwd, sources: sources, generates: generates)
+    }
+
+    /// A `sources` or `generates` list, each pattern checked.
+    private mutating func patterns(_ texts: [String]?, _ name: String, at path: [String], who: String) -> GlobPatternList? {
+        guard let texts else { return nil }
+        var patterns: [GlobPattern] = []
+        for (position, text) in texts.enumerated() {
+            do {
+                patterns.append(try GlobPattern(text))
+            } catch {
+                report(path + ["[\(position)]"], "\(who): field '\(name)': '\(text)': \(error.reason)")
+            }
+        }
+        if !texts.isEmpty && patterns.allSatisfy(\.isExclusion) && patterns.count == texts.count {
+            report(path, "\(who): field '\(name)': only exclusions ('!'); give the patterns they take files from")
+        }
+        return GlobPatternList(patterns: patterns)
     }
 
     /// The largest `jobs` (and `--jobs`) and `retry.attempts` accepted: far more than any

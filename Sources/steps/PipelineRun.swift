@@ -5,7 +5,7 @@ import Procedures
 /// the summary and exit status once every step has finished.
 final class PipelineRun: @unchecked Sendable {
     // @unchecked: `stopReason`, `forced`, `ended` and `sources` are guarded by `lock`; the rest is immutable after init.
-    enum StopReason { case interrupted, terminated, timedOut }
+    enum StopReason { case interrupted, terminated, timedOut, sourcesChanged }
 
     let context: RunContext
     let jobs: Int
@@ -46,9 +46,10 @@ final class PipelineRun: @unchecked Sendable {
     var dependencyGraph: DependencyGraph { DependencyGraph(steps) }
 
     /// Starts the run; `completion` gets the exit status once every step (and every child
-    /// process) has finished.
-    func start(completion: @escaping @Sendable (Int32) -> Void) {
-        installStopSources()
+    /// process) has finished. Without `handlingSignals`, Ctrl-C and SIGTERM are the caller's
+    /// to handle (`--watch` handles them across runs), by calling ``stop(_:)``.
+    func start(handlingSignals: Bool = true, completion: @escaping @Sendable (Int32) -> Void) {
+        installStopSources(signals: handlingSignals)
         everything.addDidFinishBlockObserver { [self] _, _ in
             guard let status = finish() else { return }
             completion(status)
@@ -56,9 +57,9 @@ final class PipelineRun: @unchecked Sendable {
         queue.addOperation(everything)
     }
 
-    private func installStopSources() {
+    private func installStopSources(signals: Bool) {
         var installed: [any DispatchSourceProtocol] = []
-        for (signalNumber, reason) in [(SIGINT, StopReason.interrupted), (SIGTERM, .terminated)] {
+        for (signalNumber, reason) in [(SIGINT, StopReason.interrupted), (SIGTERM, .terminated)] where signals {
             // Ignored as a signal, seen as an event: the handler runs on a queue, not in a signal context.
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
@@ -78,14 +79,14 @@ final class PipelineRun: @unchecked Sendable {
 
     /// Cancels the whole graph: every running step's process group gets SIGTERM (then SIGKILL
     /// after a grace period), every waiting step is cancelled; the run finishes once they all have.
-    private func stop(_ reason: StopReason) {
+    func stop(_ reason: StopReason) {
         let first = lock.withLock { () -> Bool in
             guard stopReason == nil else { return false }
             stopReason = reason
             return true
         }
         guard first else {
-            if reason != .timedOut { forceStop(reason) }
+            if reason == .interrupted || reason == .terminated { forceStop(reason) }
             return
         }
         context.isStopping = true
@@ -94,7 +95,9 @@ final class PipelineRun: @unchecked Sendable {
         case .interrupted: context.display.note("Interrupted: stopping \(running) running step(s)…")
         case .terminated: context.display.note("Terminated (SIGTERM): stopping \(running) running step(s)…")
         case .timedOut: context.display.note("Timed out after \(timeout?.formatted ?? "?")s: stopping \(running) running step(s)…")
+        case .sourcesChanged: context.display.note("Sources changed: stopping \(running) running step(s), then running again…")
         }
+        context.upToDate?.cancelChecks()
         everything.cancel()
     }
 
@@ -126,6 +129,7 @@ final class PipelineRun: @unchecked Sendable {
         case .interrupted: return 130
         case .terminated: return 143
         case .timedOut: return 124
+        case .sourcesChanged: return 1
         }
     }
 
@@ -139,6 +143,11 @@ final class PipelineRun: @unchecked Sendable {
         }) else { return nil }
         let records = context.pipeline.steps.map { context.records[$0.name]! }
         for record in records where record.outcome == nil { record.finish(.stopped) }
+        do {
+            try context.upToDate?.save(steps: context.pipeline.steps)
+        } catch {
+            context.display.note("cannot write \(context.upToDate!.stateURL.path): \(error): the next run checks every step again")
+        }
         var traceError: String?
         if let tracePath, let profiler {
             profiler.detach()

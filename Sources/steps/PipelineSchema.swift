@@ -12,7 +12,9 @@ struct RawPipeline {
 }
 
 struct RawStep {
-    static let fields = ["name", "run", "argv", "needs", "retry", "timeout", "exclusive", "when", "continueOnError", "env", "cwd"]
+    static let fields = [
+        "name", "run", "argv", "needs", "retry", "timeout", "exclusive", "when", "continueOnError", "env", "cwd", "sources", "generates",
+    ]
     var name: String
     var run: String?
     var argv: [String]?
@@ -24,6 +26,8 @@ struct RawStep {
     var continueOnError: Bool?
     var env: [String: String]?
     var cwd: String?
+    var sources: [String]?
+    var generates: [String]?
 }
 
 struct RawRetry {
@@ -74,7 +78,9 @@ struct PipelineSchemaReader {
             when: field(fields, "when") { $0.condition($1, at: $2, step: name) },
             continueOnError: field(fields, "continueOnError") { $0.bool($1, at: $2, step: name) },
             env: field(fields, "env") { $0.stringMap($1, at: $2, step: name) },
-            cwd: field(fields, "cwd") { $0.string($1, at: $2, step: name) })
+            cwd: field(fields, "cwd") { $0.string($1, at: $2, step: name) },
+            sources: field(fields, "sources") { $0.strings($1, at: $2, step: name) },
+            generates: field(fields, "generates") { $0.strings($1, at: $2, step: name) })
         return problems.count == before ? step : nil
     }
 

@@ -12,6 +12,10 @@ final class RunContext: @unchecked Sendable {
     let baseEnvironment: [String: String]
     /// Seconds between SIGTERM and SIGKILL when a try is stopped (`--grace`).
     let gracePeriod: TimeInterval
+    /// Decides which steps with `sources` are up to date (nil: every step runs).
+    let upToDate: UpToDateTracker?
+    /// What the terminal shows of what steps print.
+    let outputMode: OutputMode
 
     private let lock = NSLock()
     private var stopping = false
@@ -22,8 +26,13 @@ final class RunContext: @unchecked Sendable {
         set { lock.withLock { stopping = newValue } }
     }
 
-    init(pipeline: Pipeline, logDirectory: URL, display: any Display, gracePeriod: TimeInterval = 2) {
+    init(
+        pipeline: Pipeline, logDirectory: URL, display: any Display, gracePeriod: TimeInterval = 2,
+        upToDate: UpToDateTracker? = nil, outputMode: OutputMode = .failed
+    ) {
         self.pipeline = pipeline
+        self.upToDate = upToDate
+        self.outputMode = outputMode
         self.gracePeriod = gracePeriod
         self.logDirectory = logDirectory
         self.display = display
@@ -31,21 +40,34 @@ final class RunContext: @unchecked Sendable {
         baseEnvironment = ProcessInfo.processInfo.environment.merging(pipeline.environment) { $1 }
     }
 
+    /// A step's standard output, every try.
     func logURL(for step: String) -> URL {
         logDirectory.appendingPathComponent(step + ".log")
     }
 
-    /// A path from the pipeline file, relative to its directory.
-    func resolve(_ path: String) -> URL {
-        path.hasPrefix("/") ? URL(fileURLWithPath: path) : pipeline.directory.appendingPathComponent(path)
+    /// A step's standard error, every try.
+    func errorLogURL(for step: String) -> URL {
+        logDirectory.appendingPathComponent(step + ".err.log")
     }
+
+    /// Where a step's logs are, in a few words.
+    func logsDescription(for step: String) -> String {
+        "\(logURL(for: step).path), \(step).err.log"
+    }
+
+    /// The directory a step runs in, and that its `sources` and `generates` are relative to.
+    func directory(of step: Step) -> URL { pipeline.directory(of: step) }
+
+    /// A path from the pipeline file, relative to its directory.
+    func resolve(_ path: String) -> URL { pipeline.resolve(path) }
 }
 
-/// The log of a step: every try's output, a marker line before each try after the first.
+/// The logs of a step (standard output in one, standard error in the other): every try's
+/// lines, a marker line before each try after the first, in both.
 enum StepLog {
     static func marker(attempt: Int, of attempts: Int) -> String { "── steps: try \(attempt) of \(attempts) ──\n" }
 
-    /// The output of the step's last try.
+    /// The standard output (or error) of the step's last try.
     static func lastAttemptOutput(at url: URL) -> String {
         guard let data = try? Data(contentsOf: url) else { return "" }
         let text = String(decoding: data, as: UTF8.self)
@@ -55,12 +77,6 @@ enum StepLog {
         return String(text[text.index(after: lineEnd)...])
     }
 
-    /// The last `count` lines of the log (of the last try).
-    static func tail(at url: URL, lines count: Int = 10) -> [String] {
-        var lines = lastAttemptOutput(at: url).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        while lines.last?.isEmpty == true { lines.removeLast() }
-        return Array(lines.suffix(count))
-    }
 }
 
 extension Step.Condition {

@@ -26,7 +26,8 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         var lastFailure: String?
         var succeeded = false
         var skipReason: String?
-        var log: FileHandle?
+        var upToDate = false
+        var sink: StepOutputSink?
         /// The try that is running, if one is.
         var running: ProcessProcedure?
     }
@@ -53,6 +54,14 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
                 completion(self.whenResult())
             }))
         }
+        // After `when` (a skipped step's sources are not read), before the categories (an up
+        // to date step never takes them).
+        if step.sources != nil, let tracker = context.upToDate {
+            addCondition(BlockCondition(evaluate: { [weak self] _, completion in
+                guard let self else { return completion(.ignored) }
+                self.checkUpToDate(tracker, completion: completion)
+            }))
+        }
         for category in step.exclusive { addCondition(MutuallyExclusive(category: category)) }
         // Will-finish: the outcome must be recorded before the steps that need this one are released.
         addWillFinishBlockObserver { step, _ in step.report() }
@@ -62,19 +71,17 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
 
     /// The tries are added only now, so that a graph drawn before the run shows the steps alone.
     override func execute() {
-        let url = context.logURL(for: step.name)
         do {
-            _ = FileManager.default.createFile(atPath: url.path, contents: nil)
-            let log = try FileHandle(forWritingTo: url)
-            progressLock.withLock { progress.log = log }
-            addChild(makeTries(log: log))
+            let sink = try StepOutputSink(for: record, context: context)
+            progressLock.withLock { progress.sink = sink }
+            addChild(makeTries(sink))
         } catch {
-            progressLock.withLock { progress.lastFailure = "cannot write its log: \((error as NSError).localizedDescription)" }
+            progressLock.withLock { progress.lastFailure = "cannot write its logs: \((error as NSError).localizedDescription)" }
         }
         super.execute()
     }
 
-    private func makeTries(log: FileHandle) -> RetryProcedure<ProcessProcedure> {
+    private func makeTries(_ sink: StepOutputSink) -> RetryProcedure<ProcessProcedure> {
         let retry = step.retry ?? Step.Retry(attempts: 1, backoff: 0, maxBackoff: 0)
         let wait: WaitStrategy = retry.backoff > 0
             ? .exponential(initial: retry.backoff, multiplier: 2, maximum: retry.maxBackoff) : .immediate
@@ -82,25 +89,27 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         let tries = RetryProcedure<ProcessProcedure>(
             maxAttempts: retry.attempts, wait: wait,
             retry: { [weak self] failure, suggested in
+                // The wait is chosen here, so that what the display says is what is waited.
+                let seconds = wait.interval(forWait: failure.count)
                 if let self {
                     let reason = self.describe(failure.errors)
-                    self.context.display.stepWillRetry(
-                        self.record, failedAttempt: failure.count, reason: reason, wait: wait.interval(forWait: failure.count))
+                    self.record.waitStarted(beforeTry: failure.count + 1, seconds: seconds)
+                    self.context.display.stepWillRetry(self.record, failedAttempt: failure.count, reason: reason, wait: seconds)
                 }
-                return suggested
+                return RepeatProcedurePayload(operation: suggested.operation, wait: seconds, configure: suggested.configure)
             },
             // Unowned: the tries only make an attempt while they run, as this group's child,
             // and a running group is held by its queue.
             attempt: { [unowned self] in
                 number += 1
-                return makeAttempt(number, log: log)
+                return makeAttempt(number, sink: sink)
             })
         tries.name = "\(step.name) tries"
         return tries
     }
 
-    private func makeAttempt(_ number: Int, log: FileHandle) -> ProcessProcedure {
-        let directory = step.workingDirectory.map(context.resolve) ?? context.pipeline.directory
+    private func makeAttempt(_ number: Int, sink: StepOutputSink) -> ProcessProcedure {
+        let directory = context.directory(of: step)
         let attempt: ProcessProcedure
         switch step.command {
         case .shell(let command):
@@ -115,16 +124,15 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         attempt.name = "\(step.name) · try \(number)"
         // Both streams are delivered on the child's one serial queue, before the procedure
         // finishes: written as they come, in the order they come.
-        for lines in [attempt.standardOutputLines, attempt.standardErrorLines] {
-            lines.onSuccess(context: .immediate) { line in log.write(Data((line + "\n").utf8)) }
-        }
+        attempt.standardOutputLines.onSuccess(context: .immediate) { line in sink.write(line, stream: .output) }
+        attempt.standardErrorLines.onSuccess(context: .immediate) { line in sink.write(line, stream: .error) }
         if let timeout = step.timeout { attempt.addObserver(TimeoutObserver(by: timeout)) }
         attempt.addWillExecuteBlockObserver { [self] attempt in
             progressLock.withLock {
                 progress.attempt = number
                 progress.running = attempt
             }
-            if number > 1 { log.write(Data(StepLog.marker(attempt: number, of: step.attempts).utf8)) }
+            if number > 1 { sink.beginTry(number, of: step.attempts) }
             record.attemptStarted(number)
             context.display.stepStarted(record, attempt: number)
         }
@@ -201,6 +209,23 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         return .satisfied
     }
 
+    /// Whether the step is up to date: if so it is skipped (cancelled without errors) and its
+    /// record says so; if not, its record says why it runs.
+    private func checkUpToDate(_ tracker: UpToDateTracker, completion: @escaping @Sendable (ConditionResult) -> Void) {
+        tracker.check(step, base: context.directory(of: step).path, pipelineEnvironment: context.pipeline.environment) { [self] verdict in
+            switch verdict {
+            case .upToDate?:
+                progressLock.withLock { progress.upToDate = true }
+                completion(.ignored)
+            case .outOfDate(let reason)?:
+                record.runReason = reason
+                completion(.satisfied)
+            case nil:
+                completion(.ignored)  // the run is being stopped
+            }
+        }
+    }
+
     /// The error of a step whose need did not let it run (the display says why, from the records).
     private struct NeedNotDone: Error {
         let need: String
@@ -209,10 +234,12 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
     /// Once finishing: the outcome, to the record and the display.
     private func report() {
         let progress = progressLock.withLock { self.progress }
-        try? progress.log?.close()
+        progress.sink?.close()
         let outcome: StepOutcome
         if let reason = progress.skipReason {
             outcome = .skipped(reason: reason)
+        } else if progress.upToDate {
+            outcome = .upToDate
         } else if progress.succeeded {
             outcome = .succeeded
         } else if isCancelled && context.isStopping {
@@ -223,9 +250,9 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
             outcome = .failed(reason: progress.lastFailure ?? "failed", ignored: step.continueOnError)
         }
         guard record.finish(outcome) else { return }
-        let failed: Bool = if case .failed = outcome { true } else { false }
-        let logURL = context.logURL(for: step.name)
-        context.display.stepFinished(record, outcome: outcome, logTail: failed ? StepLog.tail(at: logURL) : [], logPath: logURL.path)
+        context.upToDate?.finished(step, outcome: outcome, started: progress.attempt > 0)
+        let shown = progress.sink.flatMap { context.outputMode.shown($0.transcript, outcome: outcome, logs: context.logsDescription(for: step.name)) }
+        context.display.stepFinished(record, outcome: outcome, shown: shown)
     }
 
     /// Why the step was not run, if a step it needs failed or was skipped because of a failure.

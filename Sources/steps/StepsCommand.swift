@@ -35,10 +35,14 @@ enum StepsCommand {
             fail("cannot make a directory for the bundled pipeline: \((error as NSError).localizedDescription)")
         }
 
+        if case .named(let names) = options.forced {
+            for name in names.sorted() where pipeline.step(named: name) == nil {
+                let hint = PipelineFile.closest(to: name, among: pipeline.steps.map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
+                fail("--force \(name): no step is named '\(name)'\(hint) (see steps --help)")
+            }
+        }
         let jobs = options.jobs ?? pipeline.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let logDirectory = URL(fileURLWithPath: options.logDirectory ?? pipeline.directory.appendingPathComponent(".steps/logs").path)
-        let live = !options.dryRun && !options.plain && isatty(STDOUT_FILENO) == 1
-            && ProcessInfo.processInfo.environment["TERM"] != "dumb"
         // Whatever the run will write is checked now, not after the run.
         let unwritable = [
             options.tracePath.flatMap { path in OutputPath.problemWritingFile(at: path).map { "cannot write the trace to \(path): \($0)" } },
@@ -49,10 +53,21 @@ enum StepsCommand {
             for problem in unwritable { Output.error("steps: " + problem) }
             exit(2)
         }
-        let display: any Display = live ? LiveDisplay(total: pipeline.steps.count) : PlainDisplay()
-        let context = RunContext(
-            pipeline: pipeline, logDirectory: logDirectory, display: display, gracePeriod: options.gracePeriod)
-        let run = PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath)
+        let terminal = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+        let live = !options.dryRun && !options.plain && terminal
+        let names = pipeline.steps.map(\.name)
+        // A run's display, state and records are its own: `--watch` makes one run after another.
+        let makeRun: @Sendable () -> PipelineRun = {
+            let display: any Display = live ? LiveDisplay(total: pipeline.steps.count, names: names) : PlainDisplay(names: names)
+            let upToDate = UpToDateTracker(
+                stateURL: UpToDateTracker.stateURL(for: options.pipelinePath ?? "demo.json", directory: pipeline.directory),
+                forced: options.forced)
+            let context = RunContext(
+                pipeline: pipeline, logDirectory: logDirectory, display: display, gracePeriod: options.gracePeriod, upToDate: upToDate,
+                outputMode: options.output ?? .automatic(onTerminal: terminal))
+            return PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath)
+        }
+        let run = makeRun()
 
         if let graphPath = options.graphPath {
             do {
@@ -71,8 +86,23 @@ enum StepsCommand {
             fail("cannot create the log directory \(logDirectory.path): \((error as NSError).localizedDescription)")
         }
         let source = bundled ? "the bundled example pipeline" : options.pipelinePath!
-        display.runStarted("Running \(pipeline.steps.count) step\(pipeline.steps.count == 1 ? "" : "s") of \(source), \(jobs) at a time")
-        run.start { status in exit(status) }
+        let announce: @Sendable (PipelineRun) -> Void = { run in
+            run.context.display.runStarted("Running \(pipeline.steps.count) step\(pipeline.steps.count == 1 ? "" : "s") of \(source), \(jobs) at a time")
+            if let problem = run.context.upToDate?.loadProblem { run.context.display.note(problem) }
+        }
+        if options.watch {
+            let session = WatchSession(pipeline: pipeline, makeRun: makeRun, announce: announce)
+            guard session.hasSources else { fail("--watch: no step has sources to watch (see Documentation/Pipelines.md)") }
+            do {
+                try session.start()
+            } catch {
+                fail("--watch: \(error)")
+            }
+            withExtendedLifetime(session) { dispatchMain() }
+        } else {
+            announce(run)
+            run.start { status in exit(status) }
+        }
         dispatchMain()
     }
 

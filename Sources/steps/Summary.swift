@@ -15,13 +15,14 @@ enum Summary {
             let time = snapshot.duration.map(formatDuration) ?? "-"
             text += record.step.name.rightPadded(to: nameWidth) + "  " + result + " " + tries.leftPadded(to: 5) + "  " + time + "\n"
         }
-        let order = ["ok", "failed", "failed (ignored)", "skipped", "stopped"]
+        let order = ["ok", "up to date", "failed", "failed (ignored)", "skipped", "stopped"]
         let parts = order.compactMap { word in counts[word].map { "\($0) \(word == "ok" ? "succeeded" : word)" } }
         var verdict: String
         switch stop {
         case .interrupted?: verdict = "Interrupted"
         case .terminated?: verdict = "Terminated"
         case .timedOut?: verdict = "Timed out"
+        case .sourcesChanged?: verdict = "Stopped (sources changed)"
         case nil: verdict = records.contains { $0.outcome?.failsPipeline ?? false } ? "Failed" : "Succeeded"
         }
         verdict += " in \(formatDuration(elapsed)): " + parts.joined(separator: ", ") + ".\nLogs: \(logDirectory)\n"

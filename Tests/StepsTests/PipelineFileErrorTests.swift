@@ -42,7 +42,7 @@ final class PipelineFileErrorTests: StepsTestCase {
         XCTAssertEqual(try problems(#"{ "steps": [ { "name": "build", "run": "make", "timeout": "5s" } ] }"#),
             ["pipeline.json:1:59: step 'build': field 'timeout': expected a number, found a string"])
         XCTAssertEqual(try problems(#"{ "steps": [ { "name": "build", "run": "make", "need": ["x"] } ] }"#),
-            ["pipeline.json:1:56: step 'build': unknown field 'need' (did you mean 'needs'?); known fields: name, run, argv, needs, retry, timeout, exclusive, when, continueOnError, env, cwd"])
+            ["pipeline.json:1:56: step 'build': unknown field 'need' (did you mean 'needs'?); known fields: name, run, argv, needs, retry, timeout, exclusive, when, continueOnError, env, cwd, sources, generates"])
         XCTAssertEqual(try problems(#"{ "steps": [ { "run": "make" } ] }"#), ["pipeline.json:1:14: steps[0]: missing field 'name'"])
         XCTAssertEqual(try problems(#"{ "steps": [ { "name": "a", "run": "x", "env": { "N": 1 } } ] }"#),
             ["pipeline.json:1:55: step 'a': field 'env.N': expected a string, found a number"])

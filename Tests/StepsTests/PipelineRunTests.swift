@@ -72,7 +72,8 @@ final class PipelineRunTests: StepsTestCase {
         // Back-off 0.2 s, then doubled: 0.4 s.
         XCTAssertGreaterThanOrEqual(Double(times[1] - times[0]) / 1e9, 0.2)
         XCTAssertGreaterThanOrEqual(Double(times[2] - times[1]) / 1e9, 0.4)
-        XCTAssertTrue(result.output.contains("retry flaky: try 1 exit status 1; trying again in 0.2s"), result.output)
+        XCTAssertTrue(result.output.contains("retry flaky: try 1 exit status 1; waiting 0.2 s before try 2"), result.output)
+        XCTAssertTrue(result.output.contains("retry flaky: try 2 exit status 1; waiting 0.4 s before try 3"), result.output)
         XCTAssertTrue(result.output.contains("✓ flaky"), result.output)
         XCTAssertTrue(result.output.contains("(3 tries)"), result.output)
     }
@@ -98,8 +99,8 @@ final class PipelineRunTests: StepsTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("later-ran").path))
         XCTAssertTrue(FileManager.default.fileExists(atPath: directory.appendingPathComponent("independent-ran").path), "a failure does not stop unrelated steps")
         XCTAssertTrue(result.output.contains("Failed in"), result.output)
-        let log = try read(".steps/logs/broken.log")
-        XCTAssertEqual(log, "first line\ncompiler says no\n── steps: try 2 of 2 ──\nfirst line\ncompiler says no\n", "every try's output is kept")
+        XCTAssertEqual(try read(".steps/logs/broken.log"), "first line\n── steps: try 2 of 2 ──\nfirst line\n", "every try's output is kept")
+        XCTAssertEqual(try read(".steps/logs/broken.err.log"), "compiler says no\n── steps: try 2 of 2 ──\ncompiler says no\n", "standard error apart")
     }
 
     func testContinueOnErrorLetsThePipelineSucceed() throws {

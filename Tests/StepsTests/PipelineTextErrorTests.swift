@@ -80,7 +80,7 @@ final class PipelineTextErrorTests: StepsTestCase {
                 "pipeline.json:1:12: the pipeline: unknown field 'stepz' (did you mean 'steps'?); known fields: steps, jobs, env",
                 "pipeline.json:3:31: step 'build': field 'run': expected a string, found a number",
                 "pipeline.json:3:45: step 'build': field 'timeout': expected a number, found a string",
-                "pipeline.json:3:58: step 'build': unknown field 'foo'; known fields: name, run, argv, needs, retry, timeout, exclusive, when, continueOnError, env, cwd",
+                "pipeline.json:3:58: step 'build': unknown field 'foo'; known fields: name, run, argv, needs, retry, timeout, exclusive, when, continueOnError, env, cwd, sources, generates",
                 "pipeline.json:4:5: steps[1]: missing field 'name'",
                 "pipeline.json:4:34: steps[1]: field 'needs[1]': expected a string, found a number",
                 "pipeline.json:4:37: steps[1]: field 'needs[2]': expected a string, found null",

@@ -35,11 +35,60 @@ final class TerminalViewTests: StepsTestCase {
             .map { String($0).trimmingCharacters(in: .whitespaces) }
     }
 
-    func testTheLiveViewShowsRunningStepsThenEndsWithTheSummary() throws {
+    /// Starts `steps pipeline.json ARGUMENTS` in a new 90x30 session; false if tmux is missing.
+    private func startSteps(_ arguments: String = "") throws -> Bool {
         guard (try? tmux(["-V"]))?.hasPrefix("tmux") == true else {
             XCTFail("tmux is needed for the terminal view test (apt-get install -y tmux; .ci/run does)")
-            return
+            return false
         }
+        session = "steps-test-\(getpid())-\(UUID().uuidString.prefix(8))"
+        let command = "cd '\(directory.path)' && env -u STEPS_TEST_NEVER_SET TERM=xterm-256color '\(Self.binary.path)' pipeline.json \(arguments); echo \"exit=$?\"; sleep 60"
+        try tmux(["new-session", "-d", "-s", session, "-x", "90", "-y", "30", command], capturing: false)
+        return true
+    }
+
+    func testPrefixedLinesScrollAboveTheLiveViewAsTheyCome() throws {
+        try write(#"""
+            { "steps": [
+              { "name": "talker", "run": "echo hello 1; echo hello 2 >&2; while [ ! -e release ]; do sleep 0.05; done; echo bye" },
+              { "name": "t", "run": "echo short" }
+            ] }
+            """#)
+        guard try startSteps("--output prefixed") else { return }
+        eventually(20, "the lines of the running step on screen") {
+            guard let lines = try? screen() else { return false }
+            return lines.contains("talker | hello 1") && lines.contains("talker | hello 2")
+                && lines.contains { $0.hasPrefix("1/2 done, 1 running") }
+        }
+        let during = try screen()
+        XCTAssertTrue(during.contains("t      | short"), during.joined(separator: "\n"))
+        // Each step's name in its own colour (tmux gives the screen's colours back with -e).
+        let colored = try tmux(["capture-pane", "-p", "-e", "-t", session])
+        XCTAssertTrue(colored.contains("\u{1B}[36mtalker |"), colored.debugDescription)
+        XCTAssertTrue(colored.contains("\u{1B}[33mt      |"), colored.debugDescription)
+        try write("", to: "release")
+        eventually(20, "steps to exit") { (try? screen())?.contains("exit=0") ?? false }
+        let after = try screen()
+        let bye = try XCTUnwrap(after.firstIndex(of: "talker | bye"), after.joined(separator: "\n"))
+        let finished = try XCTUnwrap(after.firstIndex { $0.hasPrefix("✓ talker") }, after.joined(separator: "\n"))
+        XCTAssertLessThan(bye, finished, after.joined(separator: "\n"))
+    }
+
+    func testAStepWaitingOutItsBackoffSaysHowLongBeforeWhichTry() throws {
+        try write(#"""
+            { "steps": [ { "name": "flaky", "retry": { "attempts": 2, "backoff": 4 }, "run": "[ -e tried ] || { touch tried; exit 1; }" } ] }
+            """#)
+        guard try startSteps() else { return }
+        eventually(20, "the wait on screen") {
+            (try? screen())?.contains { $0.range(of: #"^… flaky  \d+\.\d\ds  waiting [0-4]\.\d s before try 2$"#, options: .regularExpression) != nil } ?? false
+        }
+        let during = try screen()
+        XCTAssertTrue(during.contains("↻ flaky  try 1 exit status 1, waiting 4.0 s before try 2"), during.joined(separator: "\n"))
+        eventually(20, "steps to exit") { (try? screen())?.contains("exit=0") ?? false }
+        XCTAssertTrue(try screen().contains { $0.hasPrefix("✓ flaky") && $0.hasSuffix("(2 tries)") })
+    }
+
+    func testTheLiveViewShowsRunningStepsThenEndsWithTheSummary() throws {
         try write(#"""
             { "steps": [
               { "name": "quick", "run": "true" },
@@ -48,9 +97,7 @@ final class TerminalViewTests: StepsTestCase {
               { "name": "never", "when": { "env": "STEPS_TEST_NEVER_SET" }, "run": "true" }
             ] }
             """#)
-        session = "steps-test-\(getpid())-\(UUID().uuidString.prefix(8))"
-        let command = "cd '\(directory.path)' && env -u STEPS_TEST_NEVER_SET TERM=xterm-256color '\(Self.binary.path)' pipeline.json; echo \"exit=$?\"; sleep 60"
-        try tmux(["new-session", "-d", "-s", session, "-x", "90", "-y", "30", command], capturing: false)
+        guard try startSteps() else { return }
 
         // While long-running waits, the view shows it with its elapsed time, under the finished steps.
         eventually(20, "the running step on screen") {

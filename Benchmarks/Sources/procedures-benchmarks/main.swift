@@ -23,10 +23,13 @@ let scenarios: [Scenario] =
         P1Processes.scenario,
         N1Requests.scenario,
         B1Batch.scenario,
+        U1UpToDate.check,
+        U1UpToDate.forced,
     ] + FutureScenarios.all
 
 if options.profile != nil {
     Runner.profile(scenarios, options: options)
+    removeUpToDateTrees()
     exit(0)
 }
 
@@ -43,6 +46,7 @@ for scenario in selected {
     rows += Runner.run(scenario, options: options)
 }
 let elapsed = Stopwatch.seconds(since: started)
+removeUpToDateTrees()
 
 print(options.smoke ? "Smoke run (sizes / 100, 1 round): these figures are not results." : "")
 print(Report.text(rows))

@@ -1,0 +1,126 @@
+import Foundation
+import ProceduresTestSupport
+import XCTest
+@testable import steps
+
+/// What steps print reaches the terminal as `--output` says (here: a pipe, so plain lines;
+/// TerminalViewTests drives a terminal), and the logs keep both streams apart.
+final class OutputModeTests: StepsTestCase {
+    /// 30 numbered lines, the even ones on standard error, then exit 1. (The two streams are
+    /// two pipes: their lines keep their order within a stream, not across the two.)
+    private let failing = #"{ "name": "broken", "run": "for i in $(seq 1 30); do if [ $((i % 2)) = 0 ]; then echo line $i >&2; else echo line $i; fi; done; exit 1" }"#
+    /// The same lines, all on standard output.
+    private let failingOnOneStream = #"{ "name": "broken", "run": "for i in $(seq 1 30); do echo line $i; done; exit 1" }"#
+    private let quiet = #"{ "name": "fine", "run": "echo fine says hello" }"#
+
+    private func lines(_ output: String, after marker: String) -> [String] {
+        let all = output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let start = all.firstIndex(where: { $0.contains(marker) }) else { return [] }
+        return Array(all[(start + 1)...].prefix { $0.hasPrefix("    ") })
+    }
+
+    func testOffATerminalTheDefaultShowsAFailedStepsOutputInFullAndNothingOfTheOthers() throws {
+        try write(#"{ "steps": [ \#(failing), \#(quiet) ] }"#)
+        let result = try run(["pipeline.json"])
+        XCTAssertEqual(result.status, 1, result.output + result.errors)
+        let shown = lines(result.output, after: "✗ broken")
+        XCTAssertEqual(shown.first, "    output (\(directory.path)/.steps/logs/broken.log, broken.err.log):")
+        XCTAssertEqual(shown.count, 31, result.output)
+        for parity in [0, 1] {
+            let stream = (1...30).filter { $0 % 2 == parity }.map { "    | line \($0)" }
+            XCTAssertEqual(shown.filter { stream.contains($0) }, stream, "each stream in its order: \(result.output)")
+        }
+        XCTAssertFalse(result.output.contains("fine says hello"), result.output)
+    }
+
+    func testQuietShowsTheLastLinesOfAFailedStepOnly() throws {
+        try write(#"{ "steps": [ \#(failingOnOneStream), \#(quiet) ] }"#)
+        let result = try run(["pipeline.json", "--output", "quiet"])
+        XCTAssertEqual(result.status, 1, result.output + result.errors)
+        let shown = lines(result.output, after: "✗ broken")
+        XCTAssertEqual(shown.first, "    last lines of \(directory.path)/.steps/logs/broken.log, broken.err.log:")
+        XCTAssertEqual(Array(shown.dropFirst()), (21...30).map { "    | line \($0)" }, result.output)
+        XCTAssertFalse(result.output.contains("fine says hello"), result.output)
+    }
+
+    func testGroupedShowsEachStepsLinesTogetherWhenItEnds() throws {
+        // The two steps print in turns (each waits for the other's last line), so their
+        // lines arrive interleaved; grouped, each step's lines are together.
+        try write(#"""
+            { "steps": [
+              { "name": "ping", "run": "for i in 1 2 3; do echo ping $i; touch ping-$i; while [ ! -e pong-$i ]; do sleep 0.01; done; done" },
+              { "name": "pong", "run": "for i in 1 2 3; do while [ ! -e ping-$i ]; do sleep 0.01; done; echo pong $i; touch pong-$i; done" }
+            ] }
+            """#)
+        let result = try run(["pipeline.json", "--output=grouped", "--jobs", "2"])
+        XCTAssertEqual(result.status, 0, result.output + result.errors)
+        XCTAssertEqual(lines(result.output, after: "✓ ping"), ["    | ping 1", "    | ping 2", "    | ping 3"], result.output)
+        XCTAssertEqual(lines(result.output, after: "✓ pong"), ["    | pong 1", "    | pong 2", "    | pong 3"], result.output)
+    }
+
+    func testPrefixedShowsEachLineAsItComesUnderItsStepsName() throws {
+        try write(#"""
+            { "steps": [
+              { "name": "waiter", "run": "echo ready; while [ ! -e release ]; do sleep 0.02; done; echo released >&2" },
+              { "name": "x", "needs": ["waiter"], "run": "echo after" }
+            ] }
+            """#)
+        let directory = self.directory!
+        let released = LockedBox(false)
+        let result = try run(["pipeline.json", "--output", "prefixed"]) { output, _ in
+            // The first line is shown while the step is still running: it is what releases it.
+            if output.contains("waiter | ready\n"), released.mutate({ first in defer { first = true }; return !first }) {
+                _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("release").path, contents: nil)
+            }
+        }
+        XCTAssertEqual(result.status, 0, result.output + result.errors)
+        XCTAssertTrue(released.value, result.output)
+        let all = result.output.split(separator: "\n").map(String.init)
+        let order = ["waiter | ready", "waiter | released", "x      | after"].map { line in all.firstIndex { $0 == line } }
+        XCTAssertFalse(order.contains(nil), result.output)
+        XCTAssertEqual(order.compactMap { $0 }, order.compactMap { $0 }.sorted(), result.output)
+        let finished = try XCTUnwrap(all.firstIndex { $0.contains("✓ waiter") })
+        XCTAssertLessThan(order[1]!, finished, "a step's lines come before the line that says it ended")
+        XCTAssertFalse(result.output.contains("    | ready"), "nothing is shown twice")
+    }
+
+    func testStandardOutputAndStandardErrorStayApartInTheLogs() throws {
+        try write(#"{ "steps": [ \#(failing) ] }"#)
+        _ = try run(["pipeline.json", "--output", "quiet"])
+        XCTAssertEqual(try read(".steps/logs/broken.log"), (1...30).filter { $0 % 2 == 1 }.map { "line \($0)\n" }.joined())
+        XCTAssertEqual(try read(".steps/logs/broken.err.log"), (1...30).filter { $0 % 2 == 0 }.map { "line \($0)\n" }.joined())
+    }
+
+    func testAnUnknownModeIsABadInvocation() throws {
+        try write(#"{ "steps": [ \#(quiet) ] }"#)
+        let result = try run(["pipeline.json", "--output", "loud"])
+        XCTAssertEqual(result.status, 2)
+        XCTAssertEqual(result.errors, "steps: --output needs one of prefixed, grouped, failed, quiet, not 'loud' (see steps --help)\n")
+    }
+
+    // MARK: - In process
+
+    func testATranscriptKeepsItsLastLinesAndCountsTheOthers() {
+        let transcript = StepTranscript(keeping: 3)
+        for index in 1...10 { transcript.append(.init(stream: index % 2 == 0 ? .error : .output, text: "\(index)")) }
+        let (kept, leftOut) = transcript.snapshot
+        XCTAssertEqual(kept.map(\.text), ["8", "9", "10"])
+        XCTAssertEqual(kept.map(\.stream), [.error, .output, .error])
+        XCTAssertEqual(leftOut, 7)
+        let shown = OutputMode.failed.shown(transcript, outcome: .failed(reason: "x", ignored: false), logs: "L")
+        XCTAssertEqual(shown?.rendered(styled: false), ["    output (L):", "    … 7 earlier lines left out (see the logs)", "    | 8", "    | 9", "    | 10"])
+        XCTAssertNil(OutputMode.failed.shown(transcript, outcome: .succeeded, logs: "L"))
+        XCTAssertNil(OutputMode.prefixed.shown(transcript, outcome: .failed(reason: "x", ignored: false), logs: "L"))
+        XCTAssertEqual(OutputMode.grouped.shown(transcript, outcome: .succeeded, logs: "L")?.heading, nil)
+        XCTAssertEqual(StepTranscript(keeping: 0).snapshot.lines, [], "prefixed keeps nothing")
+    }
+
+    func testQuietShowsOnlyTheLastTry() {
+        let transcript = StepTranscript(keeping: 10)
+        for line in ["a", "b"] { transcript.append(.init(stream: .output, text: line)) }
+        transcript.append(.init(stream: .marker, text: "── steps: try 2 of 2 ──"))
+        transcript.append(.init(stream: .error, text: "c"))
+        let shown = OutputMode.quiet.shown(transcript, outcome: .failed(reason: "x", ignored: false), logs: "L")
+        XCTAssertEqual(shown?.lines.map(\.text), ["c"])
+    }
+}
