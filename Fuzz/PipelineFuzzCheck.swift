@@ -6,7 +6,7 @@ enum PipelineFuzzCheck {
     static func check(_ data: Data) {
         let file = "fuzz.json"
         do {
-            let pipeline = try PipelineFile.parse(data, named: file, directory: URL(fileURLWithPath: "/"))
+            let pipeline = try PipelineFile.parse(data, named: file, directory: URL(fileURLWithPath: "/")).pipeline
             // A pipeline that was accepted can be planned and printed.
             _ = PipelinePlan(pipeline).render(jobs: 1)
         } catch {

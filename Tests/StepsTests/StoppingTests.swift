@@ -25,6 +25,12 @@ final class StoppingTests: StepsTestCase {
         }
     }
 
+    /// Whether a pid file has been written (the shell creates it, then writes: a signal in
+    /// between would leave it empty).
+    private static func hasContent(_ url: URL) -> Bool {
+        ((try? Data(contentsOf: url))?.last) == UInt8(ascii: "\n")
+    }
+
     func testCtrlCTerminatesEveryChildThenExits130() throws {
         try writeLongPipeline()
         let interrupted = LockedBox(false)
@@ -38,7 +44,7 @@ final class StoppingTests: StepsTestCase {
                 let deadline = Date().addingTimeInterval(20)
                 let files = ["a", "b", "c"].flatMap { [$0 + ".pid", $0 + ".child"] }
                 while Date() < deadline,
-                    !files.allSatisfy({ FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path) })
+                    !files.allSatisfy({ Self.hasContent(directory.appendingPathComponent($0)) })
                 {
                     usleep(10_000)
                 }
@@ -116,7 +122,7 @@ final class StoppingTests: StepsTestCase {
             Thread.detachNewThread {
                 let deadline = Date().addingTimeInterval(20)
                 while Date() < deadline,
-                    !["a.pid", "b.pid"].allSatisfy({ FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path) })
+                    !["a.pid", "b.pid"].allSatisfy({ Self.hasContent(directory.appendingPathComponent($0)) })
                 {
                     usleep(10_000)
                 }

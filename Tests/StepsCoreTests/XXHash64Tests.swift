@@ -1,5 +1,5 @@
 import XCTest
-@testable import steps
+@testable import StepsCore
 
 /// XXH64 gives the reference implementation's answers (computed with libxxhash 0.8.1), in one
 /// call and fed in pieces of every size; every path of the algorithm is covered: the 32-byte

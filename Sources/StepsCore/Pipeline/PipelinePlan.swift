@@ -5,8 +5,11 @@ struct PipelinePlan {
     /// Each step with its stage: 1 for steps that need nothing, else one more than the
     /// latest stage among the steps it needs.
     let stages: [(step: Step, stage: Int)]
+    /// The steps in the order of the file.
+    let steps: [Step]
 
     init(_ pipeline: Pipeline) {
+        steps = pipeline.steps
         // The pipeline has no cycle (checked when it was read): a memoised depth per step.
         let index = Dictionary(uniqueKeysWithValues: pipeline.steps.enumerated().map { ($1.name, $0) })
         var depth = [Int](repeating: 0, count: pipeline.steps.count)

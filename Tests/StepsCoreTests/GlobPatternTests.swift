@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import steps
+@testable import StepsCore
 
 /// `sources` and `generates` patterns: what they match, as paths and as a walk of a real
 /// directory tree.

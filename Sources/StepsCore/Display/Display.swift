@@ -64,10 +64,13 @@ final class PlainDisplay: Display, @unchecked Sendable {
     // @unchecked: writes are serialised by `lock`; `formatter` is only used under it.
     private let lock = NSLock()
     private let prefix: OutputPrefix
+    private let write: @Sendable (String) -> Void
 
-    /// `names`: the steps, for the width of `--output=prefixed`'s prefix.
-    init(names: [String] = []) {
+    /// `names`: the steps, for the width of `--output=prefixed`'s prefix; `write`: where the
+    /// text goes (standard output).
+    init(names: [String] = [], write: @escaping @Sendable (String) -> Void = Output.write) {
         prefix = OutputPrefix(names: names, styled: false)
+        self.write = write
     }
     private let formatter: DateFormatter = {
         let formatter = DateFormatter()
@@ -77,7 +80,7 @@ final class PlainDisplay: Display, @unchecked Sendable {
     }()
 
     private func line(_ text: String) {
-        lock.withLock { Output.write(formatter.string(from: Date()) + "  " + text + "\n") }
+        lock.withLock { write(formatter.string(from: Date()) + "  " + text + "\n") }
     }
 
     func runStarted(_ description: String) { line(description) }
@@ -93,7 +96,7 @@ final class PlainDisplay: Display, @unchecked Sendable {
 
     func stepPrinted(_ record: StepRecord, _ printed: StepTranscript.Line) {
         // As the step printed it, without a time stamp (the step may print its own).
-        lock.withLock { Output.write(prefix.apply(record.step.name, printed) + "\n") }
+        lock.withLock { write(prefix.apply(record.step.name, printed) + "\n") }
     }
 
     func stepFinished(_ record: StepRecord, outcome: StepOutcome, shown: ShownOutput?) {
@@ -103,6 +106,6 @@ final class PlainDisplay: Display, @unchecked Sendable {
     func note(_ text: String) { line(text) }
 
     func runFinished(summary: String) {
-        lock.withLock { Output.write("\n" + summary) }
+        lock.withLock { write("\n" + summary) }
     }
 }

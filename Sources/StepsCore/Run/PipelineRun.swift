@@ -42,9 +42,6 @@ final class PipelineRun: @unchecked Sendable {
         profiler?.attach(to: everything)
     }
 
-    /// The dependency graph of the steps, in DOT (before the run: the steps alone).
-    var dependencyGraph: DependencyGraph { DependencyGraph(steps) }
-
     /// Starts the run; `completion` gets the exit status once every step (and every child
     /// process) has finished. Without `handlingSignals`, Ctrl-C and SIGTERM are the caller's
     /// to handle (`--watch` handles them across runs), by calling ``stop(_:)``.

@@ -1,19 +1,5 @@
 import Foundation
 
-/// A pipeline file that cannot be run: one line per problem, each naming the file, the place
-/// (line:column when known), the step and the field.
-struct PipelineError: Error, CustomStringConvertible {
-    var lines: [String]
-    var description: String { lines.joined(separator: "\n") }
-}
-
-/// One thing wrong with a pipeline file: the byte offset it is about (nil: the file as a
-/// whole) and what is wrong.
-struct PipelineProblem: Equatable {
-    var offset: Int?
-    var message: String
-}
-
 /// Reads and checks a pipeline file: the text (JSON syntax, UTF-8, depth, number range), the
 /// schema (every field's type, unknown fields), then names, references, ranges and cycles.
 /// Each stage reports every problem it finds, in the order of the file, each at its line and
@@ -23,7 +9,7 @@ enum PipelineFile {
     /// path (a device, a log file) costs.
     static let largestFile = 16 << 20
 
-    static func load(path: String) throws(PipelineError) -> Pipeline {
+    static func load(path: String) throws(PipelineError) -> PipelineDocument {
         let data: Data
         do {
             data = try FileReader.contents(of: path, limit: largestFile)
@@ -33,7 +19,7 @@ enum PipelineFile {
         return try parse(data, named: path, directory: URL(fileURLWithPath: path).deletingLastPathComponent())
     }
 
-    static func parse(_ data: Data, named file: String, directory: URL) throws(PipelineError) -> Pipeline {
+    static func parse(_ data: Data, named file: String, directory: URL) throws(PipelineError) -> PipelineDocument {
         let bytes = [UInt8](data)
         let positions = TextPositions(bytes)
         func failure(_ problems: [PipelineProblem]) -> PipelineError {
@@ -50,7 +36,7 @@ enum PipelineFile {
         var checker = PipelineChecker(document: document)
         let pipeline = checker.check(raw, directory: directory)
         guard checker.problems.isEmpty, let pipeline else { throw failure(checker.problems) }
-        return pipeline
+        return PipelineDocument(pipeline: pipeline, file: file, root: document, positions: positions)
     }
 
     /// `file:line:column: message` for each problem, in the order of the file (problems about

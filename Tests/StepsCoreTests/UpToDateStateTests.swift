@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import steps
+@testable import StepsCore
 
 /// The state file round-trips, refuses what it cannot trust, and the cache behind it reads a
 /// file only when its stamp cannot be trusted.
