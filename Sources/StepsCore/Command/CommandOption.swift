@@ -36,7 +36,7 @@ struct CommandOption: Sendable {
         },
         CommandOption(
             names: ["-n", "--dry-run"], argument: .none,
-            help: "check the pipeline and print the plan in order, run nothing"
+            help: "check the pipeline and that every program it starts is there (PATH, cwd); print the plan in order; run nothing"
         ) { options, _, _ in options.dryRun = true },
         CommandOption(names: ["--graph"], argument: .required("FILE"), help: "write the dependency graph as Graphviz DOT to FILE") {
             options, value, _ in options.graphPath = value

@@ -91,10 +91,10 @@ struct Options: Sendable, Equatable {
         }
         text += """
 
-            Exit status: 0 every step succeeded (or was skipped), 1 a step failed, 2 bad arguments or
-            pipeline file, 124 --timeout expired, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)
-            — each after every child process has been stopped. A second Ctrl-C kills every step's
-            processes at once.
+            Exit status: 0 every step succeeded (or was skipped), 1 a step failed, 2 bad arguments,
+            pipeline file or missing program, 124 --timeout expired, 130 interrupted (Ctrl-C), 143
+            terminated (SIGTERM) — each after every child process has been stopped. A second Ctrl-C
+            kills every step's processes at once.
             """
         return text
     }

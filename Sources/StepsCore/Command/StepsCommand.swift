@@ -6,8 +6,8 @@ import Procedures
 ///
 /// 1. **parse** the command line (``Options``, from the table of ``CommandOption``s) and the
 ///    pipeline file (``PipelineFile``: ``JSONParser``, then ``PipelineSchemaReader``);
-/// 2. **check** the pipeline's meaning (``PipelineChecker``) and what the run needs from this
-///    machine (``RunSettings``);
+/// 2. **check** the pipeline's meaning (``PipelineChecker``), what the run needs from this
+///    machine (``RunSettings``), and with `--dry-run` the programs it starts (``ProgramCheck``);
 /// 3. **plan** the order (``PipelinePlan``), which `--dry-run` prints, and its graph;
 /// 4. **run** it (``PipelineRun``; ``WatchSession`` for `--watch`);
 /// 5. **display** it (``PlainDisplay`` or ``LiveDisplay``, then the ``Summary``).
@@ -53,7 +53,11 @@ public final class StepsCommand {
                 throw .refused(["cannot write the graph to \(graphPath): \((error as? TraceFileError)?.reason ?? "\(error)")"])
             }
         }
-        if options.dryRun { return finish(plan.render(jobs: settings.jobs), exit) }
+        if options.dryRun {
+            let programs = ProgramCheck(document)
+            if !programs.problems.isEmpty { throw StepsError(lines: document.render(programs.problems)) }
+            return finish(plan.render(jobs: settings.jobs) + document.render(programs.notes).map { $0 + "\n" }.joined(), exit)
+        }
         try settings.createLogDirectory()
         if options.watch {
             let session = WatchSession(pipeline: document.pipeline, makeRun: settings.makeRun, announce: settings.announce)
