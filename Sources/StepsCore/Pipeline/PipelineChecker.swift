@@ -1,6 +1,6 @@
 import Foundation
 
-/// The checks JSONDecoder cannot make: names, ranges, references between steps and cycles.
+/// The checks the schema cannot make: names, ranges, references between steps and cycles.
 /// Every problem found is noted in `problems`, at the place in the file it is about.
 struct PipelineChecker {
     /// The document the pipeline was read from, to find where each field is.
