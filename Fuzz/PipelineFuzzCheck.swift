@@ -7,8 +7,9 @@ enum PipelineFuzzCheck {
         let file = "fuzz.json"
         do {
             let pipeline = try PipelineFile.parse(data, named: file, directory: URL(fileURLWithPath: "/")).pipeline
-            // A pipeline that was accepted can be planned and printed.
+            // A pipeline that was accepted can be planned and printed, and drawn (`--graph`).
             _ = PipelinePlan(pipeline).render(jobs: 1)
+            _ = PipelineGraph(pipeline: pipeline).dot
         } catch {
             require(!error.lines.isEmpty, "an error without a message")
             for line in error.lines {

@@ -7,13 +7,10 @@ cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 work=.build/fuzz
 mkdir -p "$work/corpus" "$work/findings"
-# The parser and checker (StepsCore's Text/ and Pipeline/ folders, which use only Foundation;
-# the graph, drawn with Procedures, is left out) are compiled together with the entry point:
-# -sanitize=fuzzer instruments them for coverage and links libFuzzer's main.
-sources=(Fuzz/*.swift Sources/StepsCore/Text/*.swift)
-for file in Sources/StepsCore/Pipeline/*.swift; do
-    case "$file" in *+Graph.swift) ;; *) sources+=("$file") ;; esac
-done
+# The parser, checker, plan and graph (StepsCore's Text/ and Pipeline/ folders, which use only
+# Foundation) are compiled together with the entry point: -sanitize=fuzzer instruments them
+# for coverage and links libFuzzer's main.
+sources=(Fuzz/*.swift Sources/StepsCore/Text/*.swift Sources/StepsCore/Pipeline/*.swift)
 swiftc -sanitize=fuzzer -parse-as-library -O -g "${sources[@]}" -o "$work/pipeline-fuzz"
 # Swift's own crash handler would otherwise take the signal before libFuzzer can save the input.
 export SWIFT_BACKTRACE=enable=no

@@ -3,8 +3,8 @@ import XCTest
 @testable import StepsCore
 
 /// The inputs the fuzzer keeps as regressions (Fuzz/regressions/) and the example pipelines,
-/// read in process as the fuzz target reads them: a pipeline whose plan prints, or problems that
-/// each name their place in the file and read as English.
+/// read in process as the fuzz target reads them: a pipeline whose plan prints and whose graph
+/// draws, or problems that each name their place in the file and read as English.
 final class FuzzRegressionReplayTests: XCTestCase {
     private let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -23,6 +23,7 @@ final class FuzzRegressionReplayTests: XCTestCase {
             do {
                 let document = try PipelineFile.parse(data, named: "fuzz.json", directory: URL(fileURLWithPath: "/"))
                 XCTAssertTrue(PipelinePlan(document.pipeline).render(jobs: 1).hasPrefix("Plan: "), name)
+                XCTAssertTrue(PipelineGraph(pipeline: document.pipeline).dot.hasPrefix("digraph "), name)
             } catch {
                 refused += 1
                 XCTAssertFalse(error.lines.isEmpty, name)
