@@ -4,7 +4,7 @@ SWIFT ?= swift
 PROCEDURES_STRESS_SCALE ?= 1
 export PROCEDURES_STRESS_SCALE
 
-.PHONY: build test test-tsan integrations-test demo bench bench-smoke docs docs-serve clean
+.PHONY: build test test-tsan integrations-test demo bench bench-smoke docs docs-serve fuzz clean
 
 build:
 	$(SWIFT) build
@@ -41,6 +41,11 @@ DOCS_PORT ?= 8000
 docs-serve: docs
 	@echo "Serving the documentation at http://127.0.0.1:$(DOCS_PORT)/documentation/procedures (Ctrl-C stops it)"
 	python3 -m http.server $(DOCS_PORT) --bind 127.0.0.1 --directory .build/docs
+
+# libFuzzer on the `steps` pipeline parser and checker for FUZZ_SECONDS (see Fuzz/README.md).
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
 
 clean:
 	rm -rf .build .build-tsan Benchmarks/.build Integrations/.build

@@ -3,6 +3,7 @@ import PackageDescription
 
 // Layers (arrows point one way; the targets enforce them):
 //   ProceduresSupport <- ProceduresFutures <- Procedures <- ProceduresTesting, ProceduresNetwork, tools
+// (the `steps` tool: StepsCore <- steps).
 // ProceduresSupport is internal to the package (no product): locks, per-thread storage and
 // the loops that keep callbacks off the stack. ProceduresFutures is usable on its own.
 let package = Package(
@@ -24,10 +25,13 @@ let package = Package(
         .target(name: "ProceduresTesting", dependencies: ["Procedures"]),
         // Its own target so that only users of the network procedures link FoundationNetworking (libcurl).
         .target(name: "ProceduresNetwork", dependencies: ["Procedures"]),
-        .executableTarget(
-            name: "steps", dependencies: ["Procedures"],
-            // The bundled example pipeline, compiled into the binary (`PackageResources.demo_json`).
+        // The `steps` tool's stages (parse, check, plan, run, display), a library of its own so
+        // that tests call them in process; the executable only maps its errors to exit statuses.
+        .target(
+            name: "StepsCore", dependencies: ["Procedures"],
+            // The bundled example pipeline, compiled into the library (`PackageResources.demo_json`).
             resources: [.embedInCode("demo.json")]),
+        .executableTarget(name: "steps", dependencies: ["StepsCore"]),
         // Small helpers shared by the test targets (locked boxes, stress-test scaling).
         .target(
             name: "ProceduresTestSupport", dependencies: ["ProceduresFutures"], path: "Tests/ProceduresTestSupport"),
@@ -40,6 +44,8 @@ let package = Package(
         .testTarget(
             name: "ProceduresNetworkTests",
             dependencies: ["ProceduresNetwork", "ProceduresTesting", "ProceduresTestSupport"]),
+        .testTarget(
+            name: "StepsCoreTests", dependencies: ["StepsCore", "Procedures", "ProceduresTesting", "ProceduresTestSupport"]),
         .testTarget(
             name: "StepsTests",
             // Runs the real `steps` binary, which `swift test` builds because of this dependency.

@@ -48,10 +48,13 @@ final class PipelineFileErrorTests: StepsTestCase {
             ["pipeline.json:1:55: step 'a': field 'env.N': expected a string, found a number"])
         XCTAssertEqual(try problems(#"{ "steps": { "name": "a" } }"#), ["pipeline.json:1:12: field 'steps': expected a list, found an object"])
         XCTAssertEqual(try problems(#"{ "steps": [ { "name": "a", "run": "x", "retry": { "tries": 2 } } ] }"#),
-            ["pipeline.json:1:61: step 'a': field 'retry': unknown field 'tries'; known fields: attempts, backoff, maxBackoff"])
+            [
+                "pipeline.json:1:50: step 'a': field 'retry': missing field 'attempts'",
+                "pipeline.json:1:61: step 'a': field 'retry': unknown field 'tries'; known fields: attempts, backoff, maxBackoff",
+            ])
     }
 
-    func testEveryMeaningErrorIsReportedOnItsOwnLine() throws {
+    func testEveryMeaningErrorIsReportedOnItsOwnLineInTheOrderOfTheFile() throws {
         XCTAssertEqual(try problems(#"""
             { "jobs": 0,
               "steps": [
@@ -64,19 +67,19 @@ final class PipelineFileErrorTests: StepsTestCase {
                 { "name": "lint", "run": " ", "when": { "matches": "x" }, "needs": ["lint"] }
               ] }
             """#), [
-                "pipeline.json:1:11: field 'jobs': must be a whole number of at least 1, not 0",
-                "pipeline.json:5:15: step 'fetch': the name is already used by steps[0]",
-                "pipeline.json:6:15: steps[3]: field 'name': 'bad name' is not a valid step name (use letters, digits, '.', '_' and '-')",
+                "pipeline.json:1:11: field 'jobs': must be a whole number from 1 to 1000000, not 0",
                 "pipeline.json:4:47: step 'build': give either 'run' or 'argv', not both",
                 "pipeline.json:4:67: step 'build': field 'needs': no step is named 'fecth' (did you mean 'fetch'?)",
-                "pipeline.json:7:58: step 'test': field 'retry.attempts': must be a whole number of at least 1, not 0",
+                "pipeline.json:5:15: step 'fetch': the name is already used by steps[0]",
+                "pipeline.json:6:15: steps[3]: field 'name': 'bad name' is not a valid step name (use letters, digits, '.', '_' and '-')",
+                "pipeline.json:7:58: step 'test': field 'retry.attempts': must be a whole number from 1 to 1000000, not 0",
                 "pipeline.json:7:74: step 'test': field 'timeout': must be more than 0 seconds, not 0.0",
                 "pipeline.json:8:5: step 'deploy': needs a command: give 'run' (a shell command) or 'argv' (a program and its arguments)",
                 "pipeline.json:8:45: step 'deploy': field 'when.output': no step is named 'nowhere'",
                 "pipeline.json:8:67: step 'deploy': field 'when.matches': '(' is not a valid regular expression",
                 "pipeline.json:9:30: step 'lint': field 'run': the command is empty",
-                "pipeline.json:9:73: step 'lint': field 'needs': a step cannot need itself",
                 "pipeline.json:9:43: step 'lint': field 'when.matches' needs 'output' (the step whose output it reads)",
+                "pipeline.json:9:73: step 'lint': field 'needs': a step cannot need itself",
             ])
     }
 
@@ -101,15 +104,15 @@ final class PipelineFileErrorTests: StepsTestCase {
         XCTAssertEqual(try problems(#"{ "steps": [] }"#), ["pipeline.json:1:12: field 'steps': the pipeline has no steps"])
         let missing = try run(["nowhere.json"])
         XCTAssertEqual(missing.status, 2)
-        XCTAssertEqual(missing.errorLines, ["nowhere.json: no such file"])
+        XCTAssertEqual(missing.errorLines, ["nowhere.json: cannot read: No such file or directory"])
     }
 
     func testBadArgumentsAreOneLineWithStatus2() throws {
         let cases: [([String], String)] = [
-            (["--jobs", "0"], "steps: --jobs needs a whole number of at least 1, not '0' (see steps --help)"),
+            (["--jobs", "0"], "steps: --jobs needs a whole number from 1 to 1000000, not '0' (see steps --help)"),
             (["--jobs"], "steps: --jobs needs a value (see steps --help)"),
-            (["--timeout", "soon"], "steps: --timeout needs a number of at least 0, not 'soon' (see steps --help)"),
-            (["--grace", "-1"], "steps: --grace needs a number of at least 0, not '-1' (see steps --help)"),
+            (["--timeout", "soon"], "steps: --timeout needs a number of seconds above 0, not 'soon' (see steps --help)"),
+            (["--grace", "-1"], "steps: --grace needs a number of seconds of at least 0, not '-1' (see steps --help)"),
             (["--frob"], "steps: unknown option '--frob' (see steps --help)"),
             (["a.json", "b.json"], "steps: only one pipeline file may be given ('a.json', then 'b.json') (see steps --help)"),
         ]

@@ -25,6 +25,12 @@ final class StoppingTests: StepsTestCase {
         }
     }
 
+    /// Whether a pid file has been written (the shell creates it, then writes: a signal in
+    /// between would leave it empty).
+    private static func hasContent(_ url: URL) -> Bool {
+        ((try? Data(contentsOf: url))?.last) == UInt8(ascii: "\n")
+    }
+
     func testCtrlCTerminatesEveryChildThenExits130() throws {
         try writeLongPipeline()
         let interrupted = LockedBox(false)
@@ -38,7 +44,7 @@ final class StoppingTests: StepsTestCase {
                 let deadline = Date().addingTimeInterval(20)
                 let files = ["a", "b", "c"].flatMap { [$0 + ".pid", $0 + ".child"] }
                 while Date() < deadline,
-                    !files.allSatisfy({ FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path) })
+                    !files.allSatisfy({ Self.hasContent(directory.appendingPathComponent($0)) })
                 {
                     usleep(10_000)
                 }
@@ -97,5 +103,43 @@ final class StoppingTests: StepsTestCase {
         XCTAssertLessThan(result.seconds, 10)
         let pid = Int32(try read("stubborn.pid").trimmingCharacters(in: .whitespacesAndNewlines))!
         XCTAssertFalse(Self.isAlive(pid))
+    }
+
+    func testASecondCtrlCKillsEveryProcessGroupAtOnceAndExits130() throws {
+        // Both steps ignore SIGTERM: the first Ctrl-C alone would wait out the 60 s grace period.
+        try write(#"""
+            { "steps": [
+              { "name": "a", "run": "trap '' TERM; echo $$ > a.pid; while true; do sleep 0.05; done" },
+              { "name": "b", "run": "trap '' TERM; echo $$ > b.pid; while true; do sleep 0.05; done" } ] }
+            """#)
+        let directory = self.directory!
+        let signalled = LockedBox(false)
+        let secondSent = LockedBox<Date?>(nil)
+        let seen = LockedBox("")
+        let result = try run(["pipeline.json", "--jobs", "2", "--grace", "60", "--plain"], timeout: 30) { output, process in
+            seen.mutate { $0 = output }
+            guard signalled.mutate({ first in defer { first = true }; return !first }) else { return }
+            Thread.detachNewThread {
+                let deadline = Date().addingTimeInterval(20)
+                while Date() < deadline,
+                    !["a.pid", "b.pid"].allSatisfy({ Self.hasContent(directory.appendingPathComponent($0)) })
+                {
+                    usleep(10_000)
+                }
+                kill(process.processIdentifier, SIGINT)
+                // The second Ctrl-C once the first has been acted on.
+                while Date() < deadline, !seen.value.contains("Interrupted: stopping") { usleep(10_000) }
+                secondSent.mutate { $0 = Date() }
+                kill(process.processIdentifier, SIGINT)
+            }
+        }
+        XCTAssertEqual(result.status, 130, result.output + result.errors)
+        let afterSecond = Date().timeIntervalSince(try XCTUnwrap(secondSent.value))
+        XCTAssertLessThan(afterSecond, 5, "steps waited for the grace period")
+        XCTAssertTrue(result.output.contains("Interrupted again: killed the processes of 2 running step(s) at once"), result.output)
+        for name in ["a.pid", "b.pid"] {
+            let pid = try XCTUnwrap(Int32(try read(name).trimmingCharacters(in: .whitespacesAndNewlines)))
+            XCTAssertFalse(Self.isAlive(pid), "\(name) outlived steps")
+        }
     }
 }

@@ -302,8 +302,7 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
         output: ProcessOutputCollector?, error: ProcessOutputCollector?
     ) throws(ProcessProcedureError) -> ChildProcess.Launch {
         let directory = workingDirectory?.path
-        if let directory { try Self.checkWorkingDirectory(directory) }
-        let path = try Self.resolve(executable, environment: environment, workingDirectory: directory)
+        let path = try Self.locateExecutable(executable, environment: environment, workingDirectory: workingDirectory)
         let stdin = try makeStandardInput()
         return ChildProcess.Launch(
             path: path,
@@ -315,7 +314,7 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
             standardError: childOutput(standardError, error))
     }
 
-    private static func checkWorkingDirectory(_ path: String) throws(ProcessProcedureError) {
+    static func checkWorkingDirectory(_ path: String) throws(ProcessProcedureError) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw .workingDirectoryUnusable(path, reason: "no such directory")
@@ -327,7 +326,7 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
     }
 
     /// The path to spawn: a path with a slash as given, a bare name found in `PATH`.
-    private static func resolve(
+    static func resolve(
         _ executable: String, environment: [String: String]?, workingDirectory: String?
     ) throws(ProcessProcedureError) -> String {
         guard !executable.isEmpty else { throw .executableNotFound(executable, searched: []) }

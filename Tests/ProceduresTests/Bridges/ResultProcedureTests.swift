@@ -111,7 +111,7 @@ final class ResultProcedureTests: MisuseRecordingTestCase {
         let procedure = ResultProcedure { () async -> Int in
             started.fulfill()
             // Ignores cancellation politely: waits for it, then returns a value anyway.
-            while !Task.isCancelled { await Task.yield() }
+            await suspendUntilTaskIsCancelled()
             return 99
         }
         ProcedureQueue().addOperation(procedure)
@@ -126,7 +126,7 @@ final class ResultProcedureTests: MisuseRecordingTestCase {
         let started = expectation(description: "closure started")
         let procedure = ResultProcedure { () async throws -> Int in
             started.fulfill()
-            while !Task.isCancelled { await Task.yield() }
+            await suspendUntilTaskIsCancelled()
             throw TestError("e9")
         }
         ProcedureQueue().addOperation(procedure)

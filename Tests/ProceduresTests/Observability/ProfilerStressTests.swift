@@ -47,17 +47,15 @@ final class ProfilerStressTests: XCTestCase {
         let bothSidesDone = expectation(description: "every attach and enqueue returned")
         bothSidesDone.expectedFulfillmentCount = procedures.count * 2
         for procedure in procedures {
-            let rendezvous = Rendezvous()
-            DispatchQueue.global().async {
-                rendezvous.arriveAndSpin()
-                profiler.attach(to: procedure)
-                bothSidesDone.fulfill()
-            }
-            DispatchQueue.global().async {
-                rendezvous.arriveAndSpin()
-                queue.addOperation(procedure)
-                bothSidesDone.fulfill()
-            }
+            ThreadRace.run(
+                {
+                    profiler.attach(to: procedure)
+                    bothSidesDone.fulfill()
+                },
+                {
+                    queue.addOperation(procedure)
+                    bothSidesDone.fulfill()
+                })
         }
         wait(for: [bothSidesDone], timeout: 30)
         wait(forAll: procedures, on: queue, timeout: 30)

@@ -184,21 +184,18 @@ extension BlockObserverTests {
         delivered.expectedFulfillmentCount = iterations
         let queue = ProcedureQueue()
         for index in 0..<iterations {
-            let rendezvous = Rendezvous()
-            let procedure = BlockProcedure(asyncBlock: { procedure in
-                DispatchQueue.global().async {
-                    rendezvous.arriveAndSpin()
-                    procedure.finish()
-                }
-            })
+            let executing = expectation(description: "executing \(index)")
+            let procedure = BlockProcedure(asyncBlock: { _ in executing.fulfill() })
             queue.addOperation(procedure)
-            DispatchQueue.global().async {
-                rendezvous.arriveAndSpin()
-                procedure.addDidFinishBlockObserver { _, _ in
-                    counts.mutate { $0[index] += 1 }
-                    delivered.fulfill()
-                }
-            }
+            wait(for: [executing], timeout: 10)
+            ThreadRace.run(
+                { procedure.finish() },
+                {
+                    procedure.addDidFinishBlockObserver { _, _ in
+                        counts.mutate { $0[index] += 1 }
+                        delivered.fulfill()
+                    }
+                })
         }
         wait(for: [delivered], timeout: 20)
         XCTAssertEqual(counts.value.filter { $0 != 1 }.count, 0, "observers that did not hear did-finish exactly once")

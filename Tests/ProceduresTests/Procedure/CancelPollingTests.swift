@@ -2,9 +2,10 @@ import Foundation
 import ProceduresTesting
 import XCTest
 
-/// A procedure whose synchronous `execute()` spins until it sees `isCancelled`, as many
+/// A procedure whose synchronous `execute()` polls `isCancelled` until it is true, as many
 /// `Operation` subclasses do. It gives up after `patience` so that a broken flag fails the
-/// test instead of hanging it.
+/// test instead of hanging it. It pauses between polls: it runs on a pool thread, and a
+/// spinning loop would take a core from the thread that is to cancel it.
 final class PollingProcedure: Procedure, @unchecked Sendable {
     // @unchecked: `polls` is only written inside execute(), and read once the procedure has
     // finished; the rest is immutable or thread-safe.
@@ -33,7 +34,7 @@ final class PollingProcedure: Procedure, @unchecked Sendable {
         recorder.record(.execute, of: self) {
             onExecute()
             let deadline = Date().addingTimeInterval(patience)
-            while !isCancelled && Date() < deadline {}
+            while !isCancelled && Date() < deadline { usleep(100) }
             outcome.mutate { $0 = isCancelled }
             finish()
         }
@@ -51,7 +52,7 @@ final class CancelPollingTests: ProcedureTestCase {
         ProcedureQueue().addOperation(procedure)
         wait(for: [executing], timeout: 10)
 
-        // This thread is not the one spinning in execute().
+        // This thread is not the one polling in execute().
         procedure.cancel(withError: TestError("stop"))
         XCTAssertTrue(procedure.isCancelled)
 
@@ -72,7 +73,7 @@ final class CancelPollingTests: ProcedureTestCase {
         let procedure = BlockProcedure(asyncBlock: { procedure in
             executing.fulfill()
             let deadline = Date().addingTimeInterval(10)
-            while !procedure.isCancelled && Date() < deadline {}
+            while !procedure.isCancelled && Date() < deadline { usleep(100) }
             sawCancel.mutate { $0 = procedure.isCancelled }
             procedure.finish()
         })
@@ -82,7 +83,7 @@ final class CancelPollingTests: ProcedureTestCase {
         ProcedureQueue().addOperation(procedure)
         wait(for: [executing], timeout: 10)
 
-        // A thread of its own: the spinning block holds one of the pool's few threads.
+        // A thread of its own: the polling block holds one of the pool's few threads.
         Thread { procedure.cancel() }.start()
         wait(for: procedure, timeout: 20)
         XCTAssertEqual(sawCancel.value, true, "the block never saw isCancelled become true")

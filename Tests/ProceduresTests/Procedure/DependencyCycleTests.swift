@@ -60,17 +60,7 @@ final class DependencyCycleTests: ProcedureTestCase {
             a.addDependency(b)
             b.addDependency(a)
             let queue = ProcedureQueue()
-            let rendezvous = Rendezvous()
-            let added = DispatchGroup()
-            for procedure in [a, b] {
-                added.enter()
-                DispatchQueue.global().async {
-                    rendezvous.arriveAndSpin()
-                    queue.addOperation(procedure)
-                    added.leave()
-                }
-            }
-            added.wait()
+            ThreadRace.run({ queue.addOperation(a) }, { queue.addOperation(b) })
             let reports = misuse.reports(aboutAny: [a, b]).filter { $0.kind == .dependencyCycle }
             if reports.count > 1 { doubles += 1 }
             all += [a, b]

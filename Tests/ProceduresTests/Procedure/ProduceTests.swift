@@ -180,30 +180,26 @@ extension ProduceTests {
         let returned = expectation(description: "every produce call returned")
         returned.expectedFulfillmentCount = iterations
         var producers: [Procedure] = []
-        for _ in 0..<iterations {
+        for index in 0..<iterations {
             let produced = BlockOperation { ran.mutate { $0 += 1 } }
-            let skew = Int.random(in: 0..<64)
-            let producer = BlockProcedure(asyncBlock: { procedure in
-                // Both threads spin until both arrived, then run within nanoseconds of each
-                // other; a random skew sweeps the window between produce's check and its send.
-                let rendezvous = Rendezvous()
-                DispatchQueue.global().async {
-                    rendezvous.arriveAndSpin()
-                    if (try? procedure.produce(produced)) != nil { accepted.mutate { $0 += 1 } }
-                    returned.fulfill()
-                }
-                DispatchQueue.global().async {
-                    rendezvous.arriveAndSpin()
-                    for _ in 0..<skew { rendezvous.touch() }
-                    procedure.finish()
-                }
-            })
+            let executing = expectation(description: "producer \(index) executing")
+            let producer = BlockProcedure(asyncBlock: { _ in executing.fulfill() })
             producer.addWillAddOperationBlockObserver { procedure, _ in
                 willAddCalls.mutate { $0 += 1 }
             }
             producers.append(producer)
+            queue.addOperation(producer)
+            wait(for: [executing], timeout: 10)
+            // Both threads run within nanoseconds of each other; a random skew sweeps the
+            // window between produce's check and its send.
+            ThreadRace.run(
+                skew: Int.random(in: 0..<64),
+                {
+                    if (try? producer.produce(produced)) != nil { accepted.mutate { $0 += 1 } }
+                    returned.fulfill()
+                },
+                { producer.finish() })
         }
-        queue.addOperations(producers, waitUntilFinished: false)
         wait(forAll: producers)
         wait(for: [returned], timeout: 10)
         // A did-finish observer added now runs behind any event still queued (a late

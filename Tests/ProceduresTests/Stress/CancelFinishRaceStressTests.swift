@@ -190,16 +190,8 @@ extension CancelFinishRaceStressTests {
         var procedures: [TestProcedure] = []
         for index in 0..<iterations {
             let procedure = TestProcedure(name: "race \(index)", recorder: recorder)
-            let rendezvous = Rendezvous()
             procedures.append(procedure)
-            DispatchQueue.global().async {
-                rendezvous.arriveAndSpin()
-                procedure.cancel(withError: TestError("cancel"))
-            }
-            DispatchQueue.global().async {
-                rendezvous.arriveAndSpin()
-                queue.addOperation(procedure)
-            }
+            ThreadRace.run({ procedure.cancel(withError: TestError("cancel")) }, { queue.addOperation(procedure) })
         }
         wait(forAll: procedures, timeout: 20)
         XCTAssertEqual(recorder.overlaps, [])

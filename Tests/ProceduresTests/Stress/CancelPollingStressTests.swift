@@ -28,7 +28,7 @@ final class CancelPollingStressTests: MisuseRecordingTestCase {
         for index in 0..<total {
             // A third cancelled by another thread while they are added; a third from a thread
             // of its own the moment they are about to execute; a third from a thread of its
-            // own once their loop has begun. (Not pool threads: spinning loops hold the pool's
+            // own once their loop has begun. (Not pool threads: polling loops hold the pool's
             // few threads, so a cancel queued there would wait for the loops to give up.)
             let choice = Int.random(in: 0..<3, using: &random)
             let box = LockedBox<PollingProcedure?>(nil)

@@ -51,22 +51,16 @@ final class GroupNestingStressTests: MisuseRecordingTestCase {
             let outer = GroupProcedure(operations: [inner, DelayProcedure(by: 10)])
             let queue = ProcedureQueue()
             queue.addOperation(outer)
-            let rendezvous = Rendezvous()
             let late = LockedBox<[LateChild]>([])
-            let done = DispatchGroup()
-            done.enter()
-            DispatchQueue.global().async {
-                rendezvous.arriveAndSpin()
-                for index in 0..<8 {
-                    let child = LateChild(name: "late \(index)")
-                    (index.isMultiple(of: 2) ? inner : outer).addChild(child)
-                    late.mutate { $0.append(child) }
-                }
-                done.leave()
-            }
-            rendezvous.arriveAndSpin()
-            outer.cancel()
-            done.wait()
+            ThreadRace.run(
+                {
+                    for index in 0..<8 {
+                        let child = LateChild(name: "late \(index)")
+                        (index.isMultiple(of: 2) ? inner : outer).addChild(child)
+                        late.mutate { $0.append(child) }
+                    }
+                },
+                { outer.cancel() })
             // A child refused by a group that had begun finishing is never enqueued: it must
             // be reported (about the group), and it is left out of the wait (which would run it).
             let refused = late.value.filter { !$0.isEnqueued }

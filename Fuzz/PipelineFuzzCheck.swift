@@ -1,0 +1,28 @@
+import Foundation
+
+/// What must hold for any input, checked by the fuzz target (and by the regression test that
+/// replays its findings); a violation stops the fuzzer with the input that caused it.
+enum PipelineFuzzCheck {
+    static func check(_ data: Data) {
+        let file = "fuzz.json"
+        do {
+            let pipeline = try PipelineFile.parse(data, named: file, directory: URL(fileURLWithPath: "/")).pipeline
+            // A pipeline that was accepted can be planned and printed, and drawn (`--graph`).
+            _ = PipelinePlan(pipeline).render(jobs: 1)
+            _ = PipelineGraph(pipeline: pipeline).dot
+        } catch {
+            require(!error.lines.isEmpty, "an error without a message")
+            for line in error.lines {
+                require(line.hasPrefix(file + ":"), "a problem that does not name the file: \(line)")
+                // Messages are written for people: no Swift value dumps.
+                for dump in ["(location:", "FoundationEssentials", "Optional(", "DecodingError", "CodingKeys"] {
+                    require(!line.contains(dump), "a message with a Swift dump: \(line)")
+                }
+            }
+        }
+    }
+
+    private static func require(_ condition: Bool, _ message: @autoclosure () -> String) {
+        if !condition { fatalError(message()) }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// What the person running the pipeline sees. Events come from any thread; each display
+/// serialises its own writes.
+protocol Display: AnyObject, Sendable {
+    func runStarted(_ description: String)
+    func stepStarted(_ record: StepRecord, attempt: Int)
+    func stepWillRetry(_ record: StepRecord, failedAttempt: Int, reason: String, wait: Double)
+    /// A line a step printed, as it comes (only with `--output=prefixed`).
+    func stepPrinted(_ record: StepRecord, _ line: StepTranscript.Line)
+    /// A step ended; `shown` is what `--output` shows of what it printed.
+    func stepFinished(_ record: StepRecord, outcome: StepOutcome, shown: ShownOutput?)
+    func note(_ text: String)
+    /// Ends the display (a live view stops redrawing) and prints the summary.
+    func runFinished(summary: String)
+}
+
+/// Unbuffered writes, so that a reader on a pipe sees each line as it happens.
+enum Output {
+    static func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}
+
+/// "waiting 0.3 s before try 2", or "trying again" when there is no wait.
+func waitingText(seconds: Double, beforeTry attempt: Int) -> String {
+    guard seconds > 0 else { return "trying again" }
+    let shown = seconds < 10 ? String(format: "%.1f", seconds) : String(format: "%.0f", seconds)
+    return "waiting \(shown) s before try \(attempt)"
+}
+
+/// Formats seconds the way the displays show durations: 0.42s, 12.3s, 2m05s.
+func formatDuration(_ seconds: TimeInterval) -> String {
+    if seconds < 10 { return String(format: "%.2fs", seconds) }
+    if seconds < 60 { return String(format: "%.1fs", seconds) }
+    let whole = Int(seconds.rounded())
+    return String(format: "%dm%02ds", whole / 60, whole % 60)
+}
+
+extension StepRecord {
+    /// "✓ build  0.42s (2 tries)", the line a finished step gets.
+    func finishedLine(_ outcome: StepOutcome) -> String {
+        let snapshot = self.snapshot
+        var line = "\(outcome.symbol) \(step.name)"
+        if let duration = snapshot.duration { line += "  " + formatDuration(duration) }
+        if snapshot.attempt > 1 { line += "  (\(snapshot.attempt) tries)" }
+        switch outcome {
+        case .failed(let reason, let ignored): line += "  " + reason + (ignored ? " (continuing: continueOnError)" : "")
+        case .skipped(let reason): line += "  skipped: " + reason
+        case .upToDate: line += "  up to date"
+        case .stopped: line += "  stopped"
+        case .succeeded: break
+        }
+        return line
+    }
+}
+
+/// Plain lines with a wall-clock time stamp, for logs and pipes.
+final class PlainDisplay: Display, @unchecked Sendable {
+    // @unchecked: writes are serialised by `lock`; `formatter` is only used under it.
+    private let lock = NSLock()
+    private let prefix: OutputPrefix
+    private let write: @Sendable (String) -> Void
+
+    /// `names`: the steps, for the width of `--output=prefixed`'s prefix; `write`: where the
+    /// text goes (standard output).
+    init(names: [String] = [], write: @escaping @Sendable (String) -> Void = Output.write) {
+        prefix = OutputPrefix(names: names, styled: false)
+        self.write = write
+    }
+    private let formatter: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "HH:mm:ss.SSS"
+        return formatter
+    }()
+
+    private func line(_ text: String) {
+        lock.withLock { write(formatter.string(from: Date()) + "  " + text + "\n") }
+    }
+
+    func runStarted(_ description: String) { line(description) }
+
+    func stepStarted(_ record: StepRecord, attempt: Int) {
+        let why = attempt == 1 ? record.runReason.map { " (out of date: \($0))" } ?? "" : ""
+        line("start \(record.step.name)" + (attempt > 1 ? " (try \(attempt) of \(record.step.attempts))" : why))
+    }
+
+    func stepWillRetry(_ record: StepRecord, failedAttempt: Int, reason: String, wait: Double) {
+        line("retry \(record.step.name): try \(failedAttempt) \(reason); " + waitingText(seconds: wait, beforeTry: failedAttempt + 1))
+    }
+
+    func stepPrinted(_ record: StepRecord, _ printed: StepTranscript.Line) {
+        // As the step printed it, without a time stamp (the step may print its own).
+        lock.withLock { write(prefix.apply(record.step.name, printed) + "\n") }
+    }
+
+    func stepFinished(_ record: StepRecord, outcome: StepOutcome, shown: ShownOutput?) {
+        line(([record.finishedLine(outcome)] + (shown?.rendered(styled: false) ?? [])).joined(separator: "\n"))
+    }
+
+    func note(_ text: String) { line(text) }
+
+    func runFinished(summary: String) {
+        lock.withLock { write("\n" + summary) }
+    }
+}

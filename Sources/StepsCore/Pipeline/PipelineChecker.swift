@@ -1,0 +1,219 @@
+import Foundation
+
+/// The checks the schema cannot make: names, ranges, references between steps and cycles.
+/// Every problem found is noted in `problems`, at the place in the file it is about.
+struct PipelineChecker {
+    /// The document the pipeline was read from, to find where each field is.
+    let document: JSONValue
+    private(set) var problems: [PipelineProblem] = []
+
+    init(document: JSONValue) {
+        self.document = document
+    }
+
+    private mutating func report(_ path: [String], _ message: String) {
+        problems.append(PipelineProblem(offset: document.offset(of: path), message: message))
+    }
+
+    mutating func check(_ raw: RawPipeline, directory: URL) -> Pipeline? {
+        var jobs: Int?
+        if let value = raw.jobs {
+            if let count = Self.count(value) {
+                jobs = count
+            } else {
+                report(["jobs"], "field 'jobs': must be \(Self.countRange), not \(value.formatted)")
+            }
+        }
+        if raw.steps.isEmpty { report(["steps"], "field 'steps': the pipeline has no steps") }
+
+        var firstIndex: [String: Int] = [:]
+        for (index, step) in raw.steps.enumerated() {
+            let path = ["steps", "[\(index)]", "name"]
+            if step.name.isEmpty || !step.name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) {
+                report(path, "steps[\(index)]: field 'name': '\(step.name)' is not a valid step name (use letters, digits, '.', '_' and '-')")
+            } else if let earlier = firstIndex[step.name] {
+                report(path, "step '\(step.name)': the name is already used by steps[\(earlier)]")
+            } else {
+                firstIndex[step.name] = index
+            }
+        }
+
+        var steps: [Step] = []
+        for (index, rawStep) in raw.steps.enumerated() {
+            if let step = check(rawStep, at: index, names: firstIndex) { steps.append(step) }
+        }
+        guard problems.isEmpty else { return nil }
+        if let cycle = Self.findCycle(in: steps) {
+            let first = firstIndex[cycle[0]] ?? 0
+            report(["steps", "[\(first)]", "needs"], "cycle in needs: \(cycle.joined(separator: " -> "))")
+            return nil
+        }
+        return Pipeline(steps: steps, directory: directory, jobs: jobs, environment: raw.env ?? [:])
+    }
+
+    private mutating func check(_ raw: RawStep, at index: Int, names: [String: Int]) -> Step? {
+        let base = ["steps", "[\(index)]"]
+        let who = "step '\(raw.name)'"
+        let problemsBefore = problems.count
+        func field(_ name: String) -> [String] { base + [name] }
+
+        var command = Step.Command.shell("")
+        switch (raw.run, raw.argv) {
+        case (nil, nil):
+            report(base, "\(who): needs a command: give 'run' (a shell command) or 'argv' (a program and its arguments)")
+        case (.some, .some):
+            report(field("argv"), "\(who): give either 'run' or 'argv', not both")
+        case (let run?, nil):
+            if run.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                report(field("run"), "\(who): field 'run': the command is empty")
+            }
+            command = .shell(run)
+        case (nil, let argv?):
+            if argv.first?.isEmpty ?? true { report(field("argv"), "\(who): field 'argv': needs at least the program to run") }
+            command = .argv(argv)
+        }
+
+        var needs: [String] = []
+        for (position, need) in (raw.needs ?? []).enumerated() {
+            let path = field("needs") + ["[\(position)]"]
+            if need == raw.name {
+                report(path, "\(who): field 'needs': a step cannot need itself")
+            } else if names[need] == nil {
+                let hint = PipelineFile.closest(to: need, among: Array(names.keys)).map { " (did you mean '\($0)'?)" } ?? ""
+                report(path, "\(who): field 'needs': no step is named '\(need)'\(hint)")
+            } else if !needs.contains(need) {
+                needs.append(need)
+            }
+        }
+
+        var retry: Step.Retry?
+        if let raw = raw.retry {
+            let attempts = Self.count(raw.attempts) ?? 0
+            if attempts < 1 {
+                report(field("retry") + ["attempts"], "\(who): field 'retry.attempts': must be \(Self.countRange), not \(raw.attempts.formatted)")
+            }
+            let backoff = raw.backoff ?? 0.5
+            let maxBackoff = raw.maxBackoff ?? 30
+            if !(backoff >= 0 && backoff.isFinite) { report(field("retry") + ["backoff"], "\(who): field 'retry.backoff': must be 0 or more seconds") }
+            if !(maxBackoff >= 0 && maxBackoff.isFinite) { report(field("retry") + ["maxBackoff"], "\(who): field 'retry.maxBackoff': must be 0 or more seconds") }
+            retry = Step.Retry(attempts: attempts, backoff: backoff, maxBackoff: maxBackoff)
+        }
+
+        if let timeout = raw.timeout, !(timeout > 0 && timeout.isFinite) {
+            report(field("timeout"), "\(who): field 'timeout': must be more than 0 seconds, not \(timeout)")
+        }
+
+        for (position, category) in (raw.exclusive ?? []).enumerated() where category.isEmpty {
+            report(field("exclusive") + ["[\(position)]"], "\(who): field 'exclusive': a category cannot be empty")
+        }
+
+        var conditions: [Step.Condition] = []
+        if let when = raw.when {
+            let path = field("when")
+            if let exists = when.exists {
+                if exists.isEmpty { report(path + ["exists"], "\(who): field 'when.exists': the path is empty") }
+                conditions.append(.exists(exists))
+            }
+            if let variable = when.env {
+                if variable.isEmpty { report(path + ["env"], "\(who): field 'when.env': the variable name is empty") }
+                conditions.append(.environment(variable))
+            }
+            switch (when.output, when.matches) {
+            case (nil, nil):
+                break
+            case (let step?, let pattern?):
+                if step == raw.name {
+                    report(path + ["output"], "\(who): field 'when.output': a step cannot read its own output")
+                } else if names[step] == nil {
+                    report(path + ["output"], "\(who): field 'when.output': no step is named '\(step)'")
+                }
+                do {
+                    _ = try NSRegularExpression(pattern: pattern)
+                } catch {
+                    report(path + ["matches"], "\(who): field 'when.matches': '\(pattern)' is not a valid regular expression")
+                }
+                conditions.append(.output(step: step, matches: pattern))
+            case (.some, nil):
+                report(path, "\(who): field 'when.output' needs 'matches' (a regular expression)")
+            case (nil, .some):
+                report(path, "\(who): field 'when.matches' needs 'output' (the step whose output it reads)")
+            }
+            if when.exists == nil && when.env == nil && when.output == nil && when.matches == nil {
+                report(path, "\(who): field 'when': give 'exists', 'env', or 'output' with 'matches'")
+            }
+        }
+
+        if let cwd = raw.cwd, cwd.isEmpty { report(field("cwd"), "\(who): field 'cwd': the directory is empty") }
+        let sources = patterns(raw.sources, "sources", at: field("sources"), who: who)
+        let generates = patterns(raw.generates, "generates", at: field("generates"), who: who)
+        if raw.generates != nil && raw.sources == nil {
+            report(field("generates"), "\(who): field 'generates' needs 'sources' (a step without sources always runs; give \"sources\": [] to run it only while what it generates is missing)")
+        }
+
+        guard problems.count == problemsBefore else { return nil }
+        return Step(
+            name: raw.name, command: command, needs: needs, retry: retry, timeout: raw.timeout,
+            exclusive: raw.exclusive ?? [], when: conditions, continueOnError: raw.continueOnError ?? false,
+            environment: raw.env ?? [:], workingDirectory: raw.cwd, sources: sources, generates: generates)
+    }
+
+    /// A `sources` or `generates` list, each pattern checked.
+    private mutating func patterns(_ texts: [String]?, _ name: String, at path: [String], who: String) -> GlobPatternList? {
+        guard let texts else { return nil }
+        var patterns: [GlobPattern] = []
+        for (position, text) in texts.enumerated() {
+            do {
+                patterns.append(try GlobPattern(text))
+            } catch {
+                report(path + ["[\(position)]"], "\(who): field '\(name)': '\(text)': \(error.reason)")
+            }
+        }
+        if !texts.isEmpty && patterns.allSatisfy(\.isExclusion) && patterns.count == texts.count {
+            report(path, "\(who): field '\(name)': only exclusions ('!'); give the patterns they take files from")
+        }
+        return GlobPatternList(patterns: patterns)
+    }
+
+    /// The largest `jobs` (and `--jobs`) and `retry.attempts` accepted: far more than any
+    /// machine runs at once or any step should be tried, and small enough for any arithmetic.
+    static let largestCount = 1_000_000
+
+    /// The accepted counts, as messages say it.
+    static let countRange = "a whole number from 1 to \(largestCount)"
+
+    /// `value` as a count from 1 to ``largestCount``, or nil.
+    static func count(_ value: Double) -> Int? {
+        value == value.rounded() && value >= 1 && value <= Double(largestCount) ? Int(value) : nil
+    }
+
+    /// A cycle through `dependencies`, as names ending where they start, or nil.
+    /// Iterative depth-first search: linear, and no deep recursion on a long chain.
+    static func findCycle(in steps: [Step]) -> [String]? {
+        let index = Dictionary(uniqueKeysWithValues: steps.enumerated().map { ($1.name, $0) })
+        let edges = steps.map { $0.dependencies.compactMap { index[$0] } }
+        var state = [UInt8](repeating: 0, count: steps.count)  // 0 new, 1 on the path, 2 done
+        for root in steps.indices where state[root] == 0 {
+            var path: [(node: Int, next: Int)] = [(root, 0)]
+            state[root] = 1
+            while let top = path.last {
+                if top.next < edges[top.node].count {
+                    path[path.count - 1].next += 1
+                    let target = edges[top.node][top.next]
+                    if state[target] == 1 {
+                        let start = path.firstIndex { $0.node == target }!
+                        let names = path[start...].map { steps[$0.node].name }
+                        return names + [steps[target].name]
+                    }
+                    if state[target] == 0 {
+                        state[target] = 1
+                        path.append((target, 0))
+                    }
+                } else {
+                    state[top.node] = 2
+                    path.removeLast()
+                }
+            }
+        }
+        return nil
+    }
+}

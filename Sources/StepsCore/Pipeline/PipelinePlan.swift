@@ -1,0 +1,80 @@
+import Foundation
+
+/// The order steps can run in, for `--dry-run`.
+struct PipelinePlan {
+    /// Each step with its stage: 1 for steps that need nothing, else one more than the
+    /// latest stage among the steps it needs.
+    let stages: [(step: Step, stage: Int)]
+    /// The steps in the order of the file.
+    let steps: [Step]
+
+    init(_ pipeline: Pipeline) {
+        steps = pipeline.steps
+        // The pipeline has no cycle (checked when it was read): a memoised depth per step.
+        let index = Dictionary(uniqueKeysWithValues: pipeline.steps.enumerated().map { ($1.name, $0) })
+        var depth = [Int](repeating: 0, count: pipeline.steps.count)
+        for start in pipeline.steps.indices where depth[start] == 0 {
+            var stack = [start]
+            while let top = stack.last {
+                let pending = pipeline.steps[top].dependencies.compactMap { index[$0] }.filter { depth[$0] == 0 }
+                if pending.isEmpty {
+                    depth[top] = 1 + (pipeline.steps[top].dependencies.compactMap { index[$0] }.map { depth[$0] }.max() ?? 0)
+                    stack.removeLast()
+                } else {
+                    stack.append(contentsOf: pending)
+                }
+            }
+        }
+        stages = pipeline.steps.enumerated()
+            .map { (step: $1, stage: depth[$0], position: $0) }
+            .sorted { ($0.stage, $0.position) < ($1.stage, $1.position) }
+            .map { ($0.step, $0.stage) }
+    }
+
+    /// The plan as `--dry-run` prints it.
+    func render(jobs: Int) -> String {
+        let width = min(28, stages.map(\.step.name.count).max() ?? 0)
+        var text = "Plan: \(stages.count) step(s), at most \(jobs) at a time; each stage starts once the steps it needs have succeeded.\n"
+        for (step, stage) in stages {
+            var details: [String] = []
+            if !step.dependencies.isEmpty { details.append("needs " + step.dependencies.joined(separator: ", ")) }
+            if let retry = step.retry, retry.attempts > 1 {
+                details.append("retry \(retry.attempts)x" + (retry.backoff > 0 ? " (back-off \(retry.backoff.formatted)s)" : ""))
+            }
+            if let timeout = step.timeout { details.append("timeout \(timeout.formatted)s") }
+            if !step.exclusive.isEmpty { details.append("exclusive " + step.exclusive.joined(separator: ", ")) }
+            for condition in step.when { details.append("when " + condition.summary) }
+            if step.continueOnError { details.append("continue on error") }
+            if let sources = step.sources {
+                details.append("sources " + (sources.patterns.isEmpty ? "none (needs only)" : sources.patterns.map(\.text).joined(separator: ", ")))
+            }
+            if let generates = step.generates, !generates.patterns.isEmpty {
+                details.append("generates " + generates.patterns.map(\.text).joined(separator: ", "))
+            }
+            let name = step.name.padding(toLength: max(width, step.name.count), withPad: " ", startingAt: 0)
+            text += "  \(String(stage).leftPadded(to: 3))  \(name)  $ \(step.commandLine)\n"
+            if !details.isEmpty { text += "       " + String(repeating: " ", count: max(width, step.name.count)) + "  " + details.joined(separator: " · ") + "\n" }
+        }
+        return text
+    }
+}
+
+extension Step.Condition {
+    var summary: String {
+        switch self {
+        case .exists(let path): return "\(path) exists"
+        case .environment(let name): return "$\(name) is set"
+        case .output(let step, let pattern): return "output of \(step) matches /\(pattern)/"
+        }
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+
+    func rightPadded(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}

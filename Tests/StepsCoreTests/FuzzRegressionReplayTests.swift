@@ -1,0 +1,41 @@
+import Foundation
+import XCTest
+@testable import StepsCore
+
+/// The inputs the fuzzer keeps as regressions (Fuzz/regressions/) and the example pipelines,
+/// read in process as the fuzz target reads them: a pipeline whose plan prints and whose graph
+/// draws, or problems that each name their place in the file and read as English.
+final class FuzzRegressionReplayTests: XCTestCase {
+    private let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    func testEveryRegressionIsAPipelineOrLocatedProblems() throws {
+        var inputs: [URL] = []
+        for folder in ["Fuzz/regressions", "Examples"] {
+            let url = root.appendingPathComponent(folder)
+            inputs += try FileManager.default.contentsOfDirectory(atPath: url.path).sorted().map { url.appendingPathComponent($0) }
+        }
+        XCTAssertGreaterThan(inputs.count, 10)
+        var refused = 0
+        for input in inputs {
+            let name = input.lastPathComponent
+            let data = try Data(contentsOf: input)
+            do {
+                let document = try PipelineFile.parse(data, named: "fuzz.json", directory: URL(fileURLWithPath: "/"))
+                XCTAssertTrue(PipelinePlan(document.pipeline).render(jobs: 1).hasPrefix("Plan: "), name)
+                XCTAssertTrue(PipelineGraph(pipeline: document.pipeline).dot.hasPrefix("digraph "), name)
+            } catch {
+                refused += 1
+                XCTAssertFalse(error.lines.isEmpty, name)
+                for line in error.lines {
+                    XCTAssertNotNil(line.range(of: #"^fuzz\.json:[0-9]+:[0-9]+: "#, options: .regularExpression), "\(name): not located: \(line)")
+                    for dump in ["(location:", "FoundationEssentials", "Optional(", "DecodingError"] {
+                        XCTAssertFalse(line.contains(dump), "\(name): \(line)")
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(refused, try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Fuzz/regressions").path).count,
+            "every regression is a file that cannot run")
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import XCTest
+
+/// The inputs the fuzzer (Fuzz/, `make fuzz`) keeps as regressions, and the example
+/// pipelines it starts from, through the real `steps`: each is a plan or located problems,
+/// never a crash and never a message that is not written for people.
+final class FuzzRegressionTests: StepsTestCase {
+    private let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    func testEveryFuzzRegressionIsAPlanOrLocatedProblems() throws {
+        var inputs: [URL] = []
+        for folder in ["Fuzz/regressions", "Examples"] {
+            let url = root.appendingPathComponent(folder)
+            inputs += try FileManager.default.contentsOfDirectory(atPath: url.path).sorted().map { url.appendingPathComponent($0) }
+        }
+        XCTAssertGreaterThan(inputs.count, 10)
+        for input in inputs {
+            let result = try run([input.path, "--dry-run"])
+            XCTAssertTrue([0, 2].contains(result.status), "\(input.lastPathComponent): status \(result.status)\n\(result.errors)")
+            if result.status == 0 {
+                XCTAssertTrue(result.output.hasPrefix("Plan: "), "\(input.lastPathComponent): \(result.output)")
+                continue
+            }
+            XCTAssertFalse(result.errorLines.isEmpty, input.lastPathComponent)
+            for line in result.errorLines {
+                XCTAssertNotNil(line.range(of: "^" + NSRegularExpression.escapedPattern(for: input.path) + ":[0-9]+:[0-9]+: ", options: .regularExpression),
+                    "\(input.lastPathComponent): not located: \(line)")
+                for dump in ["(location:", "FoundationEssentials", "Optional(", "DecodingError"] {
+                    XCTAssertFalse(line.contains(dump), "\(input.lastPathComponent): \(line)")
+                }
+            }
+        }
+    }
+}
