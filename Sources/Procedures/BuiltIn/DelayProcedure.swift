@@ -39,6 +39,9 @@ public final class DelayProcedure: Procedure, InputProcedure, @unchecked Sendabl
     /// The clock the delay is measured on.
     public let clock: any ProcedureClock
     private var timer: (any Cancelable)?
+    /// When the pending wait ends, on `clock` (for ``Procedure/waitingReason``); guarded by
+    /// the procedure's lock.
+    @exclusivity(unchecked) private var deadline: TimeInterval?
 
     /// Waits `interval` seconds of `clock` once executed. A NaN interval is reported to
     /// ``ProcedureMisuse`` and treated as zero; an infinite one lasts until cancelled.
@@ -90,7 +93,9 @@ public final class DelayProcedure: Procedure, InputProcedure, @unchecked Sendabl
             finishAutomatically()
             return
         }
-        timer = clock.schedule(after: interval) { [weak self] in self?.finishAutomatically() }
+        let deadline = clock.now + interval
+        lock.withLock { self.deadline = deadline }
+        timer = clock.schedule(at: deadline) { [weak self] in self?.finishAutomatically() }
     }
 
     /// Removes the clock callback and finishes.
@@ -104,5 +109,11 @@ public final class DelayProcedure: Procedure, InputProcedure, @unchecked Sendabl
     public override func procedureDidFinish(withErrors errors: [any Error]) {
         timer?.cancel()
         timer = nil
+    }
+}
+
+extension DelayProcedure: ClockWaiting {
+    var clockWait: (clock: any ProcedureClock, deadline: TimeInterval)? {
+        lock.withLock { state.phase == .executing ? deadline : nil }.map { (clock, $0) }
     }
 }

@@ -63,6 +63,8 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
         var count = 0
         var current: T?
         var previous: T?
+        /// The wait before `current`, if it has one (for ``Procedure/waitingReason``).
+        var pause: DelayProcedure?
         var configure: (@Sendable (T) -> Void)?
         /// The input given to the repeat (when `T` is an ``InputProcedure``), and what hands
         /// it to each new operation; see `RepeatProcedure+DataFlow.swift`.
@@ -234,6 +236,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
             progress.previous = progress.current
             progress.current = operation
             progress.count += 1
+            progress.pause = nil
         }
         guard seconds > 0 else {  // also false for NaN
             addChild(operation)
@@ -241,7 +244,15 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, @unchecked Sendable {
         }
         let pause = DelayProcedure(by: seconds, clock: clock)
         pause.name = "\(displayName) wait \(count)"
+        lock.withLock { progress.pause = pause }
         operation.addDependency(pause)
         addChildren([pause, operation])
+    }
+}
+
+extension RepeatProcedure: ClockWaiting {
+    /// Its back-off, while it waits on its clock.
+    var clockWait: (clock: any ProcedureClock, deadline: TimeInterval)? {
+        lock.withLock { progress.pause }?.clockWait
     }
 }
