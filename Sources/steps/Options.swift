@@ -19,6 +19,8 @@ struct Options {
     var output: OutputMode?
     /// `--watch`: run again whenever a step's sources change.
     var watch = false
+    /// `--explain`: list every unfinished step and why, on SIGUSR1 and on `--timeout`.
+    var explain = false
 
     static let usage = """
         USAGE: steps [PIPELINE.json] [options]
@@ -35,6 +37,8 @@ struct Options {
           --graph FILE        write the dependency graph as Graphviz DOT to FILE
           --trace FILE        write a trace timeline (Chrome trace-event JSON: open it in Perfetto)
           --timeout SECS      stop everything after SECS seconds (exit status 124)
+          --explain           list every unfinished step and why it waits, on SIGUSR1
+                              (kill -USR1 PID) and when --timeout expires
           --grace SECS        a stopped step's processes get SECS seconds between SIGTERM and
                               SIGKILL (default 2)
           --logs DIR          where each step's output is kept (default: .steps/logs next to
@@ -104,6 +108,7 @@ struct Options {
             case "--logs": options.logDirectory = try value(for: argument)
             case "--plain": options.plain = true
             case "-w", "--watch": options.watch = true
+            case "--explain": options.explain = true
             case "--output":
                 let text = try value(for: argument)
                 guard let mode = OutputMode(rawValue: text) else {

@@ -45,14 +45,14 @@ enum StepsCommand {
         // A run's display, state and records are its own: `--watch` makes one run after another
         // (`--force` is for the first of them: the others run because something changed).
         let makeRun: @Sendable (_ first: Bool) -> PipelineRun = { first in
-            let display: any Display = live ? LiveDisplay(total: pipeline.steps.count, names: names) : PlainDisplay(names: names)
+            let display: any Display = live ? LiveDisplay(total: pipeline.steps.count, jobs: jobs, names: names) : PlainDisplay(names: names)
             let upToDate = UpToDateTracker(
                 stateURL: UpToDateTracker.stateURL(for: options.pipelinePath ?? "demo.json", directory: pipeline.directory),
                 forced: first ? options.forced : .none)
             let context = RunContext(
                 pipeline: pipeline, logDirectory: logDirectory, display: display, gracePeriod: options.gracePeriod, upToDate: upToDate,
                 outputMode: options.output ?? .automatic(onTerminal: terminal))
-            return PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath)
+            return PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath, explain: options.explain)
         }
         let run = makeRun(true)
 
