@@ -124,6 +124,9 @@ final class ObservabilityGuideTests: XCTestCase {
             print("seed waits for \(category), held by \(holder?.name ?? "?")")
         }
         print(queue.waitingReport)
+        // migrate-db: waiting on a ManualClock until 30.0 (now 0.0)
+        // report: waiting for seed
+        // seed: waiting for exclusive category "guide-database", held by migrate-db
 
         XCTAssertEqual(queue.waitingReport, """
             migrate-db: waiting on a ManualClock until 30.0 (now 0.0)
