@@ -40,6 +40,8 @@ public enum WaitingReason: Sendable, CustomStringConvertible {
             return "waiting for exclusive category \"\(category)\"\(held)"
         case .queueFull(let width):
             return "ready, waiting for a slot: its queue already runs \(width) at once"
+        case .suspended(let owner) where owner.hasPrefix("group "):
+            return "waiting for its \(owner) to start or be resumed"
         case .suspended(let owner):
             return "waiting for its \(owner) to be resumed"
         case .clock(let clock, let deadline):
