@@ -8,7 +8,8 @@ extension XCTestCase {
     /// has finished and its did-finish observers have run.
     ///
     /// On timeout the test fails with one line per unfinished procedure saying where it is
-    /// (waiting, executing, cancelled…) so a forgotten `finish()` is easy to spot.
+    /// and why it is not running (see `Procedure.waitingReason`), so a forgotten `finish()`,
+    /// or a `ManualClock` nobody advanced, is easy to spot.
     ///
     /// ```swift
     /// let procedure = MyProcedure()
@@ -41,10 +42,8 @@ extension XCTestCase {
         }
         let result = XCTWaiter().wait(for: [finished], timeout: timeout)
         guard result != .completed else { return }
-        let unfinished = procedures.filter { !$0.isFinished }
-        let lines = unfinished.map { "  - \($0.stateSummary)" }.joined(separator: "\n")
         XCTFail(
-            "Timed out after \(timeout) s waiting for \(unfinished.count) of \(procedures.count) procedure(s) to finish (\(result)):\n\(lines)\nDid every code path call finish()?",
+            WaitTimeoutMessage.make(timeout: timeout, result: "\(result)", procedures: procedures),
             file: file, line: line)
     }
 }

@@ -22,5 +22,11 @@ final class RecordingDisplay: Display, Sendable {
         self.record("finished \(record.step.name): \(outcome.word)")
     }
     func note(_ text: String) { record("note: \(text)") }
+    func stepsWaiting(_ waiting: [(record: StepRecord, text: String)]) {
+        for (record, text) in waiting { self.record("wait \(record.step.name): \(text)") }
+    }
+    func stepProgressed(_ record: StepRecord, fraction: Double) {
+        self.record("progress \(record.step.name) \(Int((fraction * 100).rounded()))%")
+    }
     func runFinished(summary: String) { self.summary.mutate { $0 = summary } }
 }

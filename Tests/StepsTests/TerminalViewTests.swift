@@ -130,4 +130,31 @@ final class TerminalViewTests: StepsTestCase {
         XCTAssertTrue(summary[6].hasPrefix("Logs: "), text)
         XCTAssertFalse(lines.contains { $0.contains(" done, ") && $0.contains(" running, ") }, "the live block is gone: \(text)")
     }
+
+    /// The running line of a step at 2/5: spinner, name, elapsed time, bar.
+    private static let downloadBar = #"^. download  \d+\.\d\ds  \[████░░░░░░\] 40%$"#
+
+    func testTheLiveViewShowsProgressBarsWaitingReasonsAndAnEstimate() throws {
+        try write(#"""
+            { "steps": [
+              { "name": "quick", "run": "true" },
+              { "name": "download", "run": "echo '::progress 2/5'; while [ ! -e release ]; do sleep 0.05; done" },
+              { "name": "migrate-db", "exclusive": ["database"], "run": "while [ ! -e release ]; do sleep 0.05; done" },
+              { "name": "seed-db", "exclusive": ["database"], "needs": ["quick"], "run": "true" }
+            ] }
+            """#)
+        guard try startSteps("--jobs 4") else { return }
+        eventually(20, "a progress bar, a waiting reason and an estimate on screen") {
+            guard let lines = try? screen() else { return false }
+            return lines.contains { $0.range(of: Self.downloadBar, options: .regularExpression) != nil }
+                && lines.contains("· seed-db  waiting for database, held by migrate-db")
+                && lines.contains { $0.range(of: #"^1/4 done, 2 running, \d+\.\d\ds, about \d+\.\d\ds left$"#, options: .regularExpression) != nil }
+        }
+        let during = try screen()
+        print(during.joined(separator: "\n"))
+        XCTAssertTrue(during.contains { $0.range(of: Self.downloadBar, options: .regularExpression) != nil }, during.joined(separator: "\n"))
+        XCTAssertFalse(during.contains { $0.contains("::progress") }, during.joined(separator: "\n"))
+        try write("", to: "release")
+        eventually(20, "steps to exit") { (try? screen())?.contains("exit=0") ?? false }
+    }
 }

@@ -46,6 +46,9 @@ public final class DelayProcedure: Procedure, InputProcedure, ProgressUnitsSourc
     private var timer: (any Cancelable)?
     /// When the wait began on the clock, and how long it is (for the progress).
     @exclusivity(unchecked) private var wait: (start: TimeInterval, seconds: TimeInterval)?
+    /// When the pending wait ends, on `clock` (for ``Procedure/waitingReason``); guarded by
+    /// the procedure's lock.
+    @exclusivity(unchecked) private var deadline: TimeInterval?
 
     /// Waits `interval` seconds of `clock` once executed. A NaN interval is reported to
     /// ``ProcedureMisuse`` and treated as zero; an infinite one lasts until cancelled.
@@ -98,8 +101,12 @@ public final class DelayProcedure: Procedure, InputProcedure, ProgressUnitsSourc
             return
         }
         let start = clock.now
-        lock.withLock { wait = (start, interval) }
-        timer = clock.schedule(at: start + interval) { [weak self] in self?.finishAutomatically() }
+        let deadline = start + interval
+        lock.withLock {
+            wait = (start, interval)
+            self.deadline = deadline
+        }
+        timer = clock.schedule(at: deadline) { [weak self] in self?.finishAutomatically() }
         progressSourceDidChange()
         pollProgress(every: progressPollInterval(interval), clock: clock)
     }
@@ -138,5 +145,11 @@ public final class DelayProcedure: Procedure, InputProcedure, ProgressUnitsSourc
     public override func procedureDidFinish(withErrors errors: [any Error]) {
         timer?.cancel()
         timer = nil
+    }
+}
+
+extension DelayProcedure: ClockWaiting {
+    var clockWait: (clock: any ProcedureClock, deadline: TimeInterval)? {
+        lock.withLock { state.phase == .executing ? deadline : nil }.map { (clock, $0) }
     }
 }

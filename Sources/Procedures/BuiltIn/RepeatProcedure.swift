@@ -68,6 +68,8 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
         var finished = 0
         var current: T?
         var previous: T?
+        /// The wait before `current`, if it has one (for ``Procedure/waitingReason``).
+        var pause: DelayProcedure?
         var configure: (@Sendable (T) -> Void)?
         /// The input given to the repeat (when `T` is an ``InputProcedure``), and what hands
         /// it to each new operation; see `RepeatProcedure+DataFlow.swift`.
@@ -247,6 +249,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
             iteration.previous = iteration.current
             iteration.current = operation
             iteration.count += 1
+            iteration.pause = nil
         }
         guard seconds > 0 else {  // also false for NaN
             addChild(operation)
@@ -254,7 +257,15 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
         }
         let pause = DelayProcedure(by: seconds, clock: clock)
         pause.name = "\(displayName) wait \(count)"
+        lock.withLock { iteration.pause = pause }
         operation.addDependency(pause)
         addChildren([pause, operation])
+    }
+}
+
+extension RepeatProcedure: ClockWaiting {
+    /// Its back-off, while it waits on its clock.
+    var clockWait: (clock: any ProcedureClock, deadline: TimeInterval)? {
+        lock.withLock { iteration.pause }?.clockWait
     }
 }

@@ -16,8 +16,9 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     // procedure only if it has categories or produced dependencies.
     @exclusivity(unchecked) var conditions: [Condition] = []
 
-    /// What the gate waits for, for the procedure's state summary (described only when asked).
-    private enum Waiting {
+    /// What the gate waits for, for the procedure's state summary and waiting reason
+    /// (described only when asked).
+    enum Waiting {
         case nothing
         case queueResume
         case dependencies([Procedure])
@@ -62,6 +63,11 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
         case .condition(let condition): return "waiting for condition \(condition.name)"
         case .exclusivity(let categories): return "waiting for exclusivity (\(categories.joined(separator: ", ")))"
         }
+    }
+
+    /// What the gate waits for now, with its exclusivity request while it waits for categories.
+    var currentWait: (waiting: Waiting, request: ExclusivityRequest?) {
+        lock.withLock { (waiting, request) }
     }
 
     func waitForQueueResume() {
@@ -226,7 +232,7 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
             open(procedure)
             return
         }
-        let request = ExclusivityRequest(categories: categories) { [self] in open(procedure) }
+        let request = ExclusivityRequest(categories: categories, procedure: procedure) { [self] in open(procedure) }
         let (submit, owner) = lock.withLock { () -> (Bool, (any ProcedureOwner)?) in
             // Same lock as the procedure's: a cancel is decided either before this (and stops
             // here) or after (and its did-cancel hook finds the request and withdraws it).

@@ -3,8 +3,8 @@ import ProceduresSupport
 
 /// One procedure's claim on a set of exclusivity categories.
 final class ExclusivityRequest: @unchecked Sendable {
-    // @unchecked: `status`, `missingHeads` and `onGrant` are guarded by the manager's lock;
-    // `categories` is immutable.
+    // @unchecked: `status`, `missingHeads`, `onGrant` and `procedure` are guarded by the
+    // manager's lock; `categories` is immutable.
     enum Status { case new, waiting, granted, withdrawn }
 
     let categories: [String]
@@ -15,9 +15,13 @@ final class ExclusivityRequest: @unchecked Sendable {
     /// How many of its lines it is not yet first in.
     @exclusivity(unchecked) var missingHeads = 0
     @exclusivity(unchecked) var onGrant: (@Sendable () -> Void)?
+    /// The procedure making the request, so that a waiter can be told who holds a category;
+    /// dropped when the request is withdrawn (a withdrawn request may linger in a line).
+    @exclusivity(unchecked) var procedure: Procedure?
 
-    init(categories: [String], onGrant: @escaping @Sendable () -> Void) {
+    init(categories: [String], procedure: Procedure? = nil, onGrant: @escaping @Sendable () -> Void) {
         self.categories = categories.uniqued { $0 }
+        self.procedure = procedure
         self.onGrant = onGrant
     }
 }
@@ -77,21 +81,24 @@ package final class ExclusivityManager: @unchecked Sendable {
     /// yet submitted will never be. Safe to call more than once.
     func withdraw(_ request: ExclusivityRequest, unlessGranted: Bool = false) {
         var granted: [@Sendable () -> Void] = []
-        let dropped = lock.withLock { () -> (@Sendable () -> Void)? in
+        let dropped = lock.withLock { () -> ((@Sendable () -> Void)?, Procedure?)? in
             let previous = request.status
             if unlessGranted && previous == .granted { return nil }
             request.status = .withdrawn
-            defer { request.onGrant = nil }
-            guard previous == .waiting || previous == .granted else { return request.onGrant }
+            defer {
+                request.onGrant = nil
+                request.procedure = nil
+            }
+            guard previous == .waiting || previous == .granted else { return (request.onGrant, request.procedure) }
             for line in request.lines {
                 // Only a request first in its line holds anyone up; one further back is
                 // skipped when it comes first.
                 if !line.isEmpty && line.entries[line.head] === request { advance(line, granted: &granted) }
             }
             request.lines = []
-            return request.onGrant
+            return (request.onGrant, request.procedure)
         }
-        _ = consume dropped  // released outside the lock: it holds the procedure
+        _ = consume dropped  // released outside the lock: they hold the procedure
         for onGrant in granted { onGrant() }
     }
 
@@ -131,6 +138,27 @@ package final class ExclusivityManager: @unchecked Sendable {
         request.status = .granted
         defer { request.onGrant = nil }
         return request.onGrant
+    }
+
+    /// The procedure first in `category`'s line: it holds the category (or takes it as soon
+    /// as the other categories it asked for are free). Nil when nobody holds it.
+    func holder(of category: String) -> Procedure? {
+        lock.withLock {
+            guard let line = lines[category], !line.isEmpty else { return nil }
+            return line.entries[line.head].procedure
+        }
+    }
+
+    /// While `request` waits: the first of its categories that someone else is ahead of it
+    /// for, and that one's procedure (see ``holder(of:)``).
+    func blocker(of request: ExclusivityRequest) -> (category: String, holder: Procedure?)? {
+        lock.withLock {
+            guard request.status == .waiting else { return nil }
+            for line in request.lines where !line.isEmpty && line.entries[line.head] !== request {
+                return (line.category, line.entries[line.head].procedure)
+            }
+            return nil
+        }
     }
 
     /// True while some procedure holds or waits for `category` (for tests: a category nobody

@@ -259,6 +259,9 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         lock.withLock { members.map { ($0 as? PlainOperationRunner)?.operation ?? $0 } }
     }
 
+    /// The unfinished members (a plain operation's entry is its runner), in no particular order.
+    var unfinishedMembers: [Procedure] { lock.withLock { members } }
+
     /// How many procedures wait in this queue for their dependencies or conditions.
     public var waitingProcedureCount: Int {
         lock.withLock { members }.reduce(0) { $0 + ($1.isWaiting ? 1 : 0) }

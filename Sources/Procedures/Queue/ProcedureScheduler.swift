@@ -120,6 +120,12 @@ final class ProcedureScheduler: @unchecked Sendable {
     /// How many procedures hold a slot, and how many wait for one.
     var counts: (running: Int, waiting: Int) { lock.withLock { (running, waiting.count) } }
 
+    /// Why a ready procedure in the line has not started: the scheduler is suspended, or
+    /// every slot of its width is taken (that width), or neither (it starts presently).
+    var readyHoldUp: (suspended: Bool, fullWidth: Int?) {
+        lock.withLock { (suspended, width >= 0 && running >= width ? width : nil) }
+    }
+
     // MARK: - Running
 
     /// `procedure` is ready: it starts when a slot is free (soon, if one is).

@@ -49,6 +49,10 @@ struct CommandOption: Sendable {
             options.timeout = try seconds(value, spelling, aboveZero: true)
         },
         CommandOption(
+            names: ["--explain"], argument: .none,
+            help: "list every unfinished step and why it waits, on SIGUSR1 (kill -USR1 PID) and when --timeout expires"
+        ) { options, _, _ in options.explain = true },
+        CommandOption(
             names: ["--grace"], argument: .required("SECS"),
             help: "a stopped step's processes get SECS seconds between SIGTERM and SIGKILL (default 2)"
         ) { options, value, spelling throws(StepsError) in

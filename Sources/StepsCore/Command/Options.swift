@@ -21,6 +21,8 @@ struct Options: Sendable, Equatable {
     var output: OutputMode?
     /// `--watch`: run again whenever a step's sources change.
     var watch = false
+    /// `--explain`: list every unfinished step and why, on SIGUSR1 and on `--timeout`.
+    var explain = false
 
     /// Reads `arguments` (without the program's name). `--name=value` is `--name value`, and
     /// `-jN` is `-j N` (for a short option that takes a value).

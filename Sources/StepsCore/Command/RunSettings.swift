@@ -46,14 +46,14 @@ struct RunSettings: Sendable {
     func makeRun(first: Bool) -> PipelineRun {
         let names = pipeline.steps.map(\.name)
         let live = !options.plain && terminal
-        let display: any Display = live ? LiveDisplay(total: pipeline.steps.count, names: names) : PlainDisplay(names: names)
+        let display: any Display = live ? LiveDisplay(total: pipeline.steps.count, jobs: jobs, names: names) : PlainDisplay(names: names)
         let upToDate = UpToDateTracker(
             stateURL: UpToDateTracker.stateURL(for: options.pipelinePath ?? "demo.json", directory: pipeline.directory),
             forced: first ? options.forced : .none)
         let context = RunContext(
             pipeline: pipeline, logDirectory: logDirectory, display: display, gracePeriod: options.gracePeriod, upToDate: upToDate,
             outputMode: options.output ?? .automatic(onTerminal: terminal))
-        return PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath)
+        return PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath, explain: options.explain)
     }
 
     /// Says, on the run's display, that it starts.

@@ -11,6 +11,10 @@ protocol Display: AnyObject, Sendable {
     /// A step ended; `shown` is what `--output` shows of what it printed.
     func stepFinished(_ record: StepRecord, outcome: StepOutcome, shown: ShownOutput?)
     func note(_ text: String)
+    /// The steps that have not started and why they wait (all of them, each time it is told).
+    func stepsWaiting(_ waiting: [(record: StepRecord, text: String)])
+    /// A step reported progress (`::progress`, see ``StepProgress``).
+    func stepProgressed(_ record: StepRecord, fraction: Double)
     /// Ends the display (a live view stops redrawing) and prints the summary.
     func runFinished(summary: String)
 }
@@ -65,6 +69,10 @@ final class PlainDisplay: Display, @unchecked Sendable {
     private let lock = NSLock()
     private let prefix: OutputPrefix
     private let write: @Sendable (String) -> Void
+    /// What each waiting step's line last said, so that only changes are printed.
+    private var lastWaiting: [ObjectIdentifier: String] = [:]
+    /// The percentage last printed for each step, and when.
+    private var lastProgress: [ObjectIdentifier: (percent: Int, at: Date)] = [:]
 
     /// `names`: the steps, for the width of `--output=prefixed`'s prefix; `write`: where the
     /// text goes (standard output).
@@ -104,6 +112,36 @@ final class PlainDisplay: Display, @unchecked Sendable {
     }
 
     func note(_ text: String) { line(text) }
+
+    func stepsWaiting(_ waiting: [(record: StepRecord, text: String)]) {
+        let changed = lock.withLock { () -> [String] in
+            var current: [ObjectIdentifier: String] = [:]
+            var changed: [String] = []
+            for (record, text) in waiting {
+                let id = ObjectIdentifier(record)
+                current[id] = text
+                if lastWaiting[id] != text { changed.append("wait \(record.step.name): \(text)") }
+            }
+            lastWaiting = current
+            return changed
+        }
+        for text in changed { line(text) }
+    }
+
+    func stepProgressed(_ record: StepRecord, fraction: Double) {
+        let percent = Int((fraction * 100).rounded(.down))
+        let show = lock.withLock { () -> Bool in
+            let id = ObjectIdentifier(record)
+            let now = Date()
+            // At most a line a second per step (and always the last one), so a step may report often.
+            if let last = lastProgress[id], last.percent == percent || (percent < 100 && now.timeIntervalSince(last.at) < 1) {
+                return false
+            }
+            lastProgress[id] = (percent, now)
+            return true
+        }
+        if show { line("progress \(record.step.name) \(percent)%") }
+    }
 
     func runFinished(summary: String) {
         lock.withLock { write("\n" + summary) }

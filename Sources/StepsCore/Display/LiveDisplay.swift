@@ -1,12 +1,19 @@
 import Foundation
 
 /// The terminal view: finished steps scroll up above a block that shows every running step
-/// with its elapsed time, redrawn ten times a second; the summary replaces the block at the end.
+/// with its elapsed time (and a bar if it reports progress), then every waiting step with why,
+/// redrawn ten times a second; the summary replaces the block at the end.
 final class LiveDisplay: Display, @unchecked Sendable {
-    // @unchecked: `running`, `drawnLines`, `finishedCount` and `stopped` are guarded by `lock`,
-    // which also serialises every write to the terminal.
+    // @unchecked: `running`, `waiting`, `ran`, `drawnLines`, `finishedCount` and `stopped` are
+    // guarded by `lock`, which also serialises every write to the terminal.
     private let lock = NSLock()
     private let total: Int
+    /// Steps run at once, for the estimate of the time left.
+    private let jobs: Int
+    /// The waiting steps and why, in pipeline order.
+    private var waiting: [(name: String, text: String)] = []
+    /// How many finished steps ran, and their total running time (for the estimate).
+    private var ran = (count: 0, seconds: 0.0)
     private let startTime = Date()
     private var running: [ObjectIdentifier: StepRecord] = [:]
     private var order: [ObjectIdentifier] = []
@@ -22,8 +29,9 @@ final class LiveDisplay: Display, @unchecked Sendable {
 
     private static let spinner = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 
-    init(total: Int, names: [String] = []) {
+    init(total: Int, jobs: Int = 1, names: [String] = []) {
         self.total = total
+        self.jobs = max(1, jobs)
         prefix = OutputPrefix(names: names, styled: true)
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "steps.live-display"))
         timer.schedule(deadline: .now() + 0.1, repeating: 0.1, leeway: .milliseconds(20))
@@ -60,8 +68,8 @@ final class LiveDisplay: Display, @unchecked Sendable {
         let (columns, rows) = size
         var block: [String] = []
         if !stopped {
-            let elapsed = Date().timeIntervalSince(startTime)
-            block.append(clip("\u{1B}[2m\(finishedCount)/\(total) done, \(running.count) running, \(formatDuration(elapsed))\u{1B}[0m", visible: "\(finishedCount)/\(total) done, \(running.count) running, \(formatDuration(elapsed))", columns))
+            let overall = overallLine()
+            block.append(clip("\u{1B}[2m\(overall)\u{1B}[0m", visible: overall, columns))
             let spin = Self.spinner[frame % Self.spinner.count]
             // The block must fit on the screen, or moving up to its top would fall short.
             let room = max(1, rows - 3)
@@ -76,15 +84,33 @@ final class LiveDisplay: Display, @unchecked Sendable {
                     block.append(clip("\u{1B}[33m…\u{1B}[0m " + text, visible: "… " + text, columns))
                     continue
                 }
-                let tries = snapshot.attempt > 1 ? "  (try \(snapshot.attempt) of \(record.step.attempts))" : ""
+                var tries = snapshot.attempt > 1 ? "  (try \(snapshot.attempt) of \(record.step.attempts))" : ""
+                if let fraction = record.progress { tries += "  " + StepProgress.bar(fraction) }
                 let plain = "\(spin) \(record.step.name)  \(formatDuration(snapshot.duration ?? 0))\(tries)"
                 block.append(clip("\u{1B}[36m\(spin)\u{1B}[0m \(record.step.name)  \(formatDuration(snapshot.duration ?? 0))\(tries)", visible: plain, columns))
             }
             if shown.count < order.count { block.append("  … and \(order.count - shown.count) more running") }
+            let waitingRoom = max(0, room - block.count)
+            for entry in waiting.prefix(waitingRoom) {
+                let text = "· \(entry.name)  \(entry.text)"
+                block.append(clip("\u{1B}[2m\(text)\u{1B}[0m", visible: text, columns))
+            }
         }
         for line in block { text += line + "\n" }
         drawnLines = block.count
         Output.write(text)
+    }
+
+    /// "3/10 done, 2 running, 4.2s, about 12s left": the estimate (the mean time of the
+    /// steps that ran, times the steps left, over the jobs) once a step has finished. Under `lock`.
+    private func overallLine() -> String {
+        let elapsed = Date().timeIntervalSince(startTime)
+        var line = "\(finishedCount)/\(total) done, \(running.count) running, \(formatDuration(elapsed))"
+        let left = total - finishedCount
+        if ran.count > 0 && left > 0 {
+            line += ", about \(formatDuration(ran.seconds / Double(ran.count) * Double(left) / Double(jobs))) left"
+        }
+        return line
     }
 
     /// A block line must not wrap, or moving up by the number of lines would miss.
@@ -133,6 +159,10 @@ final class LiveDisplay: Display, @unchecked Sendable {
             let id = ObjectIdentifier(record)
             if running.removeValue(forKey: id) != nil { order.removeAll { $0 == id } }
             finishedCount += 1
+            if let duration = record.snapshot.duration {
+                ran.count += 1
+                ran.seconds += duration
+            }
             // What the step printed comes before the line that says it ended.
             redraw(printingAbove: takePrinted() + lines)
         }
@@ -141,6 +171,13 @@ final class LiveDisplay: Display, @unchecked Sendable {
     func note(_ text: String) {
         lock.withLock { redraw(printingAbove: takePrinted() + ["\u{1B}[33m" + text + "\u{1B}[0m"]) }
     }
+
+    func stepsWaiting(_ waiting: [(record: StepRecord, text: String)]) {
+        lock.withLock { self.waiting = waiting.map { ($0.record.step.name, $0.text) } }
+    }
+
+    /// Drawn with the next frame.
+    func stepProgressed(_ record: StepRecord, fraction: Double) {}
 
     func runFinished(summary: String) {
         timer.cancel()

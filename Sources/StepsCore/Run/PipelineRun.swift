@@ -12,6 +12,8 @@ final class PipelineRun: @unchecked Sendable {
     let jobs: Int
     let timeout: Double?
     let tracePath: String?
+    /// `--explain`: SIGUSR1, and `--timeout`, print every unfinished step and why.
+    let explain: Bool
     private let queue = ProcedureQueue()
     private let steps: [StepProcedure]
     private let everything: GroupProcedure
@@ -28,7 +30,8 @@ final class PipelineRun: @unchecked Sendable {
     /// Records the run for `--trace`.
     private let profiler: ProcedureProfiler?
 
-    init(context: RunContext, jobs: Int, timeout: Double?, tracePath: String?) {
+    init(context: RunContext, jobs: Int, timeout: Double?, tracePath: String?, explain: Bool = false) {
+        self.explain = explain
         self.context = context
         self.jobs = jobs
         self.timeout = timeout
@@ -72,10 +75,31 @@ final class PipelineRun: @unchecked Sendable {
         if let timeout {
             let timer = DispatchSource.makeTimerSource(queue: .global())
             timer.schedule(deadline: .now() + timeout)
-            timer.setEventHandler { [self] in stop(.timedOut) }
+            timer.setEventHandler { [self] in
+                if explain { context.display.note(StepWaiting.explanation(steps)) }
+                stop(.timedOut)
+            }
             timer.resume()
             installed.append(timer)
         }
+        if explain {
+            // Its own signal, so it works under --watch too (which handles SIGINT and SIGTERM).
+            signal(SIGUSR1, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global())
+            source.setEventHandler { [self] in context.display.note(StepWaiting.explanation(steps)) }
+            source.resume()
+            installed.append(source)
+        }
+        // Why the steps that have not started wait, as it changes (a few times a second is
+        // enough for a person; nothing is recorded for it, it is asked of the procedures).
+        let watch = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "steps.waiting"))
+        watch.schedule(deadline: .now() + 0.1, repeating: 0.2, leeway: .milliseconds(50))
+        watch.setEventHandler { [self] in
+            // A stopped run's cancelled steps only wait to finish.
+            context.display.stepsWaiting(context.isStopping ? [] : StepWaiting.waiting(steps))
+        }
+        watch.resume()
+        installed.append(watch)
         lock.withLock { sources = installed }
     }
 

@@ -62,8 +62,15 @@ final class StepRecord: @unchecked Sendable {
     private var _outcome: StepOutcome?
     private var _runReason: String?
     private var _waiting: Waiting?
+    private var _progress: Double?
 
     init(step: Step) { self.step = step }
+
+    /// How far the step says it is (0...1), from its `::progress` lines (see ``StepProgress``).
+    var progress: Double? {
+        get { lock.withLock { _progress } }
+        set { lock.withLock { _progress = newValue } }
+    }
 
     /// Why a step with sources runs ("Sources/a.swift changed"), once its check has said so.
     var runReason: String? {

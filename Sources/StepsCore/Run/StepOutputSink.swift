@@ -13,6 +13,8 @@ final class StepOutputSink: Sendable {
     private let errors: FileHandle
     private let record: StepRecord
     private let display: (any Display)?
+    /// Told of `::progress` lines, whatever `--output` says.
+    private let progressDisplay: any Display
 
     /// Creates (or empties) the step's two logs.
     init(for record: StepRecord, context: RunContext) throws {
@@ -27,6 +29,7 @@ final class StepOutputSink: Sendable {
         transcript = StepTranscript(keeping: context.outputMode.transcriptLimit)
         self.record = record
         display = context.outputMode == .prefixed ? context.display : nil
+        progressDisplay = context.display
     }
 
     private static func open(_ url: URL) throws -> FileHandle {
@@ -37,6 +40,12 @@ final class StepOutputSink: Sendable {
     func write(_ text: String, stream: StepTranscript.Stream) {
         let line = StepTranscript.Line(stream: stream, text: text)
         (stream == .error ? errors : output).write(Data((text + "\n").utf8))
+        if stream == .output, let fraction = StepProgress.parse(text) {
+            // In the log, not on the terminal: the display shows it as progress.
+            record.progress = fraction
+            progressDisplay.stepProgressed(record, fraction: fraction)
+            return
+        }
         transcript.append(line)
         display?.stepPrinted(record, line)
     }

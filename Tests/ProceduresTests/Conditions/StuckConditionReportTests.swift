@@ -31,7 +31,7 @@ final class StuckConditionReportTests: XCTestCase {
         }
         XCTAssertEqual(messages.count, 1)
         XCTAssertTrue(
-            messages.first?.contains("stuck: waiting, waiting for condition NeverAnswers") == true,
+            messages.first?.contains("stuck: waiting for condition NeverAnswers to answer") == true,
             "\(messages)")
         condition.complete(.satisfied)
         wait(for: procedure)

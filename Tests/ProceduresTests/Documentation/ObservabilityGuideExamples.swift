@@ -99,6 +99,44 @@ final class ObservabilityGuideTests: XCTestCase {
         XCTAssertTrue(drawn.contains("->"), "the dependency is an arrow")
         XCTAssertTrue(plan.contains("label=\"parse\""))
     }
+    func testWhyIsntItRunning() {
+        let clock = ManualClock()
+        let migrate = DelayProcedure(by: 30, clock: clock)
+        migrate.name = "migrate-db"
+        migrate.addCondition(MutuallyExclusive<Void>(category: "guide-database"))
+        let seed = BlockProcedure { print("seeding") }
+        seed.name = "seed"
+        seed.addCondition(MutuallyExclusive<Void>(category: "guide-database"))
+        let report = BlockProcedure { print("reporting") }
+        report.name = "report"
+        report.addDependency(seed)
+        let queue = ProcedureQueue()
+        queue.addOperations([migrate, seed, report], waitUntilFinished: false)
+
+        waitUntilScheduled(on: clock)
+        let seedWaits = expectation(for: NSPredicate { _, _ in
+            if case .exclusivity(_, let holder) = seed.waitingReason { return holder === migrate }
+            return false
+        }, evaluatedWith: nil)
+        wait(for: [seedWaits], timeout: 10)
+
+        if case .exclusivity(let category, let holder) = seed.waitingReason {
+            print("seed waits for \(category), held by \(holder?.name ?? "?")")
+        }
+        print(queue.waitingReport)
+        // migrate-db: waiting on a ManualClock until 30.0 (now 0.0)
+        // report: waiting for seed
+        // seed: waiting for exclusive category "guide-database", held by migrate-db
+
+        XCTAssertEqual(queue.waitingReport, """
+            migrate-db: waiting on a ManualClock until 30.0 (now 0.0)
+            report: waiting for seed
+            seed: waiting for exclusive category "guide-database", held by migrate-db
+            """)
+        XCTAssertEqual(queue.waitingProcedures.count, 3)
+        clock.advance(by: 30)
+        wait(for: migrate, seed, report)
+    }
 }
 
 // The guide's Progress section.

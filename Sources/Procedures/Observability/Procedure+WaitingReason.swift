@@ -1,0 +1,96 @@
+import Foundation
+
+/// A procedure that, while executing, may be waiting on a clock (computed only when asked).
+protocol ClockWaiting {
+    /// The clock and deadline it waits for, if it waits on one now.
+    var clockWait: (clock: any ProcedureClock, deadline: TimeInterval)? { get }
+}
+
+extension Procedure {
+    /// Why this procedure is not executing yet, or nil when there is nothing to explain: not
+    /// enqueued (nor started), executing, or finished.
+    ///
+    /// Computed on demand from what the queue already tracks, so asking costs nothing until
+    /// you ask. The answer is a snapshot: by the time you read it, the procedure may have
+    /// moved on.
+    ///
+    /// ```swift
+    /// if let reason = upload.waitingReason { print("\(upload.name ?? "upload"): \(reason)") }
+    /// // upload: waiting for exclusive category "network", held by sync
+    /// ```
+    ///
+    /// One exception to "nil while executing": a ``DelayProcedure`` (or a ``RepeatProcedure``
+    /// or ``RetryProcedure`` in a back-off) answers ``WaitingReason/clock(_:deadline:)`` while
+    /// its wait is pending.
+    public final var waitingReason: WaitingReason? {
+        enum Stage {
+            case none
+            case dependencies
+            case gate(ConditionGate)
+            case ready(any ProcedureOwner)
+            case executing
+        }
+        let stage = lock.withLock { () -> Stage in
+            switch state.lifecycle.stage {
+            case .waiting(let waiting):
+                // A cancelled procedure stops waiting at once.
+                if state.cancellation != .none { return .none }
+                if waiting.unfinished > 0 { return .dependencies }
+                if waiting.gate == .checking, let gate = state.gate { return .gate(gate) }
+                return .none
+            case .ready:
+                return state.lifecycle.owner.map(Stage.ready) ?? .none
+            case .running(let running):
+                return running.executing ? .executing : .none
+            case .initial, .finishing, .finished:
+                return .none
+            }
+        }
+        switch stage {
+        case .none:
+            return nil
+        case .dependencies:
+            let unfinished = dependencies.filter { !$0.isFinished }
+            // Empty only for the instant a claim registers with its dependencies.
+            return unfinished.isEmpty ? nil : .dependencies(unfinished)
+        case .gate(let gate):
+            return reason(for: gate)
+        case .ready(let owner):
+            let (suspended, fullWidth) = owner.scheduler.readyHoldUp
+            if suspended { return .suspended(owner: Self.ownerName(owner)) }
+            if let fullWidth { return .queueFull(width: fullWidth) }
+            return .starting
+        case .executing:
+            return (self as? ClockWaiting)?.clockWait.map { .clock($0.clock, deadline: $0.deadline) }
+        }
+    }
+
+    private func reason(for gate: ConditionGate) -> WaitingReason? {
+        let (waiting, request) = gate.currentWait
+        switch waiting {
+        case .nothing:
+            return nil
+        case .queueResume:
+            guard let owner = lock.withLock({ state.owner }) else { return nil }
+            return .suspended(owner: Self.ownerName(owner))
+        case .dependencies(let operations):
+            let unfinished = operations.filter { !$0.isFinished }
+            return unfinished.isEmpty ? nil : .conditionDependencies(unfinished)
+        case .condition(let condition):
+            return .condition(name: condition.name)
+        case .exclusivity(let categories):
+            guard let request, let blocker = ExclusivityManager.shared.blocker(of: request) else {
+                // Granted a moment ago, or not yet in the lines.
+                return categories.first.map { .exclusivity(category: $0, holder: nil) }
+            }
+            return .exclusivity(category: blocker.category, holder: blocker.holder)
+        }
+    }
+
+    /// "queue uploads" or "group Sync".
+    static func ownerName(_ owner: any ProcedureOwner) -> String {
+        if let group = owner as? Procedure { return "group \(group.displayName)" }
+        if let queue = owner as? ProcedureQueue { return "queue \(queue.name ?? "(unnamed)")" }
+        return "queue"
+    }
+}
