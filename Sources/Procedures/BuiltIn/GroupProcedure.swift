@@ -255,6 +255,8 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
             groupLock.withLock {
                 group.unfinishedChildren -= 1
                 if let index = group.children.lastIndex(where: { $0 === child }) { group.children.remove(at: index) }
+                // A refused child given to init is never reported to the add observers.
+                if let index = group.initialChildren.lastIndex(where: { $0 === child }) { group.initialChildren.remove(at: index) }
             }
             send(.perform { [self] in finishIfDone() })
             return
