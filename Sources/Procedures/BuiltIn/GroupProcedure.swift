@@ -74,6 +74,10 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         var suspensionDecision = 0
         /// Made on first use (see `queueFacade`).
         var facade: GroupQueue?
+        /// True for a group whose `finishesAutomatically` is false: it finishes only once
+        /// its subclass called `finish`, whose errors are then here.
+        var awaitsFinishCall = false
+        var finishCallErrors: [any Error]?
 
         var hasStarted: Bool {
             if case .pending = phase { return false }
@@ -120,10 +124,32 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     /// A group of `operations`, which may be empty; add more with ``addChild(_:)``.
     public init(operations: [Operation] = []) {
         super.init()
+        group.awaitsFinishCall = !finishesAutomatically  // not shared yet: no lock needed
         group.adoptingInitialChildren = true  // not shared yet: no lock needed
         addChildren(operations)
         group.adoptingInitialChildren = false
     }
+
+    /// True (the default) if the group finishes when its last child does. A subclass that
+    /// overrides it to return false (ProcedureKit's `disableAutomaticFinishing`) finishes
+    /// once every child has finished *and* the subclass has called ``Procedure/finish(withErrors:)`` (whose errors
+    /// join the children's), in either order, so the subclass can keep adding children
+    /// until it decides it is done. It must then call `finish` in every case, cancellation
+    /// included (from `procedureDidCancel(withErrors:)`, say); a second call is reported as
+    /// ``ProcedureMisuse/Kind/finishedTwice``.
+    ///
+    /// ```swift
+    /// final class Crawl: GroupProcedure, @unchecked Sendable {
+    ///     override var finishesAutomatically: Bool { false }
+    ///     override func execute() {
+    ///         super.execute()
+    ///         addChild(FetchPage(1))
+    ///     }
+    ///     // … finish() once the last page was seen
+    /// }
+    ///
+    /// It is read once, when the group is made: return a constant.
+    open var finishesAutomatically: Bool { true }
 
     deinit {
         releaseChildrenIfNeverStarted()
@@ -327,8 +353,24 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         post(.perform { [self] in finishIfDone() })
     }
 
-    /// A group finishes when its last child does; `finish()` from outside is misuse.
+    /// A group finishes when its last child does; `finish()` from outside is misuse (unless
+    /// it was made with `finishesAutomatically: false`).
     override var finishesOnlyByItself: Bool { true }
+
+    override func finishCalledOnSelfFinishing(errors: [any Error]) -> Bool {
+        let accepted = groupLock.withLock { () -> Bool? in
+            guard group.awaitsFinishCall else { return nil }
+            guard group.finishCallErrors == nil else { return false }
+            group.finishCallErrors = errors
+            return true
+        }
+        switch accepted {
+        case nil: return false
+        case false?: reportSecondFinish()
+        case true?: send(.perform { [self] in finishIfDone() })
+        }
+        return true
+    }
 
     /// A child finished (told by the group's queue, or by a plain child's sentinel).
     func childDidFinish(_ child: Operation, errors: [any Error]) {
@@ -364,10 +406,11 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     private func finishIfDone() {
         let errors = groupLock.withLock { () -> [any Error]? in
             guard group.hasStarted, !group.isFinishing, group.unfinishedChildren == 0 else { return nil }
+            guard !group.awaitsFinishCall || group.finishCallErrors != nil else { return nil }
             group.phase = .finishing(cancelled: group.isCancelled)
             // Errors collected before a cancel are real failures; echoes of the cancel from
             // the children were never collected.
-            return group.childErrors
+            return group.childErrors + (group.finishCallErrors ?? [])
         }
         if let errors { finishAutomatically(withErrors: errors) }
     }

@@ -182,6 +182,7 @@ open class Procedure: Operation, @unchecked Sendable {
     /// as its queue starts it.
     public final func finish(withErrors errors: [any Error]) {
         guard !finishesOnlyByItself else {
+            if finishCalledOnSelfFinishing(errors: errors) { return }
             ProcedureMisuse.report(
                 .finishedByHand,
                 "finish() was called on \(displayName), which finishes by itself once its work is done; the call was ignored. Cancel it to stop it early.",
@@ -194,6 +195,10 @@ open class Procedure: Operation, @unchecked Sendable {
     /// True for procedures whose finishing the framework owns (groups finish when their last
     /// child does): a `finish` from outside is misuse there.
     var finishesOnlyByItself: Bool { false }
+
+    /// `finish` was called on a procedure that ``finishesOnlyByItself``: true if it handled
+    /// the call (a group that waits for its subclass to finish it), false to report misuse.
+    func finishCalledOnSelfFinishing(errors: [any Error]) -> Bool { false }
 
     /// Finishing that the framework does on the procedure's behalf: losing to an earlier
     /// finish is expected there, not misuse.
@@ -360,6 +365,37 @@ open class Procedure: Operation, @unchecked Sendable {
                 subject: self)
             throw ProcedureError.produceRequiresRunningProcedure
         }
+    }
+
+    /// Adds `operation` to the queue this procedure runs on before `event` completes: call it
+    /// from the hooks that run while the event is pending (a will-execute observer for
+    /// `.execute`; `procedureWillFinish(withErrors:)` or a will-finish observer for `.finish`).
+    ///
+    /// The will-add observers, the add and the did-add observers run before this returns, so
+    /// the operation is on the queue before `execute()` is called, or before the procedure
+    /// is finished. With `.finish` a procedure may produce work as it finishes (which plain
+    /// ``produce(_:)`` refuses once it began finishing); a ``GroupProcedure`` whose child does
+    /// so counts the operation as its child before it counts that child out.
+    ///
+    /// ```swift
+    /// upload.addWillFinishBlockObserver { upload, errors in
+    ///     try? upload.produce(CleanUp(), before: .finish)
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``ProcedureError/produceRequiresRunningProcedure`` if `event` is not pending
+    ///   (or the procedure is not on a queue); reported to ``ProcedureMisuse`` as well.
+    public final func produce(_ operation: Operation, before event: PendingEvent) throws {
+        guard lock.withLock({ event.isPending(in: state.lifecycle) }) else {
+            ProcedureMisuse.report(
+                .produceWithoutQueue,
+                "\(displayName) called produce(_:before: .\(event)) while its \(event) was not pending (call it from the hooks that run before the \(event)), or while not on a ProcedureQueue; the operation was not added.",
+                subject: self)
+            throw ProcedureError.produceRequiresRunningProcedure
+        }
+        // Inline: the caller is one of the procedure's callbacks, so the add observers run
+        // among them, and the event waits for them.
+        handleProduce(operation)
     }
 
     // MARK: - Dependencies
