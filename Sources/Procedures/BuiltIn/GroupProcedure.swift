@@ -7,7 +7,10 @@ import ProceduresSupport
 /// finished (a child procedure counts once its did-finish observers have run, so they may
 /// still add children or cancel the group), including children added while it runs and
 /// operations its children ``Procedure/produce(_:)``. Its errors are its children's errors (pass them through
-/// ``transformChildErrors(_:from:)`` to rewrite or drop them).
+/// ``transformChildErrors(_:from:)`` to rewrite or drop them), each root cause once: a child
+/// cancelled because the sibling it injects its input from failed keeps its
+/// ``ProcedureError/dependencyFailed(name:errors:)``, but the group leaves that repeat of the
+/// sibling's errors out of its own.
 ///
 /// ```swift
 /// let group = GroupProcedure(operations: [download, parse, store])
@@ -78,6 +81,8 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         /// its subclass called `finish`, whose errors are then here.
         var awaitsFinishCall = false
         var finishCallErrors: [any Error]?
+        /// Made on the first echo of a sibling's failure (see SiblingEcho.swift).
+        var echoes: SiblingEchoes?
 
         var hasStarted: Bool {
             if case .pending = phase { return false }
@@ -396,7 +401,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
 
     override func handleOperationFinished(_ child: Operation, errors: [any Error]) {
         if !errors.isEmpty, !isEchoOfGroupCancel(child), let procedure = child as? Procedure {
-            let kept = transformChildErrors(errors, from: procedure)
+            let kept = transformChildErrors(withoutSiblingEchoes(errors, of: child), from: procedure)
             groupLock.withLock { group.childErrors.append(contentsOf: kept) }
         }
         groupLock.withLock { group.unfinishedChildren -= 1 }
