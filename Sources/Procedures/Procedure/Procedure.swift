@@ -288,11 +288,15 @@ open class Procedure: Operation, @unchecked Sendable {
 
     private var isInitial: Bool { lock.withLock { state.phase == .initial } }
 
-    /// Runs the procedure on a slot of `scheduler`, which its owner gave it once it was ready.
-    /// The slot is given back when the procedure has finished.
+    /// Runs the procedure on a slot of `scheduler`, which its owner gave it once it was ready
+    /// (or gives a slot back to one that asked for it again). The slot is given back when the
+    /// procedure has finished.
     func run(scheduledBy scheduler: ProcedureScheduler) {
-        let owner = lock.withLock { state.lifecycle.startScheduled(slot: scheduler) }
-        CurrentOwner.with(owner) { send(.start) }
+        switch lock.withLock({ state.lifecycle.slotGranted(scheduler) }) {
+        case .start(let owner): CurrentOwner.with(owner) { send(.start) }
+        case .resume(let onGranted): onGranted()
+        case .unwanted: scheduler.didFinish()
+        }
     }
 
     private func reportStartMisuse() {

@@ -72,6 +72,15 @@ struct ProcedureLifecycle {
         /// The scheduler whose slot the procedure holds, given back when it finishes.
         var slot: ProcedureScheduler?
         var executing = false
+        /// Set while the procedure has given its slot back to wait (see `releaseSlot`).
+        var released: ReleasedSlot?
+    }
+
+    /// A slot given back while running: the scheduler to ask again, and, once asked, what to
+    /// run when it grants one.
+    struct ReleasedSlot {
+        let scheduler: ProcedureScheduler
+        var onGranted: (@Sendable () -> Void)?
     }
 
     private(set) var stage = Stage.initial(gated: false)
@@ -229,6 +238,58 @@ struct ProcedureLifecycle {
         }
         stage = .running(Running(owner: owner, slot: slot))
         return owner
+    }
+
+    enum SlotGrant {
+        /// Ready: it starts, with this owner.
+        case start(owner: (any ProcedureOwner)?)
+        /// Running, it asked for its slot again: run this.
+        case resume(@Sendable () -> Void)
+        /// It finished while it waited for the slot: give the slot straight back.
+        case unwanted
+    }
+
+    /// Its owner's scheduler gave it `slot`: it starts, or, if it gave its slot back to wait
+    /// and asked again, resumes.
+    mutating func slotGranted(_ slot: ProcedureScheduler) -> SlotGrant {
+        switch stage {
+        case .ready:
+            return .start(owner: startScheduled(slot: slot))
+        case .running(var running):
+            guard let onGranted = running.released?.onGranted else { break }
+            running.slot = slot
+            running.released = nil
+            stage = .running(running)
+            return .resume(onGranted)
+        case .finishing, .finished:
+            return .unwanted
+        case .initial, .waiting:
+            break
+        }
+        preconditionFailure("internal error: a procedure was scheduled in phase \(phase)")
+    }
+
+    /// Gives back the slot a running procedure holds, for a wait during which it runs nothing
+    /// of its own. Returns the scheduler to give it back to (nil: it holds none).
+    mutating func releaseSlot() -> ProcedureScheduler? {
+        guard case .running(var running) = stage, let slot = running.slot else { return nil }
+        running.slot = nil  // so that finishing does not give it back a second time
+        running.released = ReleasedSlot(scheduler: slot)
+        stage = .running(running)
+        return slot
+    }
+
+    /// Asks again for the slot given back by ``releaseSlot()``: returns the scheduler to wait
+    /// in line at (`onGranted` runs once it grants one), or nil if there is nothing to wait
+    /// for (it never gave a slot back, or is finishing): the caller runs `onGranted` itself.
+    mutating func requestSlot(onGranted: @escaping @Sendable () -> Void) -> ProcedureScheduler? {
+        guard case .running(var running) = stage, var released = running.released,
+            released.onGranted == nil
+        else { return nil }
+        released.onGranted = onGranted
+        running.released = released
+        stage = .running(running)
+        return released.scheduler
     }
 
     /// Started by hand (or by a plain `OperationQueue`) and now ready: it starts. False if it
