@@ -72,15 +72,18 @@ struct ProcedureLifecycle {
         /// The scheduler whose slot the procedure holds, given back when it finishes.
         var slot: ProcedureScheduler?
         var executing = false
-        /// Set while the procedure has given its slot back to wait (see `releaseSlot`).
-        var released: ReleasedSlot?
     }
 
     /// A slot given back while running: the scheduler to ask again, and, once asked, what to
-    /// run when it grants one.
-    struct ReleasedSlot {
+    /// run when it grants one. A class, so that it costs `Stage` and the lifecycle one word:
+    /// both are read and copied on every procedure's hot path, and only retries use it.
+    final class ReleasedSlot {
         let scheduler: ProcedureScheduler
         var onGranted: (@Sendable () -> Void)?
+
+        init(scheduler: ProcedureScheduler) {
+            self.scheduler = scheduler
+        }
     }
 
     private(set) var stage = Stage.initial(gated: false)
@@ -89,6 +92,8 @@ struct ProcedureLifecycle {
     private(set) var errors: [any Error] = []
     /// Set by the first accepted `finish`; its presence means "began finishing".
     private(set) var finishErrors: [any Error]?
+    /// Set while the running procedure has given its slot back to wait (see `releaseSlot`).
+    private var released: ReleasedSlot?
 
     // MARK: - Queries
 
@@ -256,9 +261,9 @@ struct ProcedureLifecycle {
         case .ready:
             return .start(owner: startScheduled(slot: slot))
         case .running(var running):
-            guard let onGranted = running.released?.onGranted else { break }
+            guard let onGranted = released?.onGranted else { break }
             running.slot = slot
-            running.released = nil
+            released = nil
             stage = .running(running)
             return .resume(onGranted)
         case .finishing, .finished:
@@ -274,7 +279,7 @@ struct ProcedureLifecycle {
     mutating func releaseSlot() -> ProcedureScheduler? {
         guard case .running(var running) = stage, let slot = running.slot else { return nil }
         running.slot = nil  // so that finishing does not give it back a second time
-        running.released = ReleasedSlot(scheduler: slot)
+        released = ReleasedSlot(scheduler: slot)
         stage = .running(running)
         return slot
     }
@@ -283,12 +288,8 @@ struct ProcedureLifecycle {
     /// in line at (`onGranted` runs once it grants one), or nil if there is nothing to wait
     /// for (it never gave a slot back, or is finishing): the caller runs `onGranted` itself.
     mutating func requestSlot(onGranted: @escaping @Sendable () -> Void) -> ProcedureScheduler? {
-        guard case .running(var running) = stage, var released = running.released,
-            released.onGranted == nil
-        else { return nil }
+        guard case .running = stage, let released, released.onGranted == nil else { return nil }
         released.onGranted = onGranted
-        running.released = released
-        stage = .running(running)
         return released.scheduler
     }
 
