@@ -33,7 +33,8 @@ import ProceduresSupport
 /// later when it is added, and the operations its children ``Procedure/produce(_:)``. Like
 /// every callback of the group they never overlap another one: reported while another
 /// callback of the group runs, they wait for it, so a child may then have started before its
-/// will-add observers run. A child that cannot be adopted gets no did-add.
+/// will-add observers run. A child that cannot be adopted gets no did-add, and one that
+/// already belongs to a queue or group (this one included) no will-add either.
 ///
 /// A child belongs to the group from the moment it is added: it counts as enqueued, and
 /// adding it to a queue or another group is reported as misuse. A child that cannot be
@@ -261,6 +262,12 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
                 .invalidDependency,
                 "\(displayName) cannot have \(child === self ? "itself" : "one of its own dependencies") as a child: it would wait for itself. The child was not added.",
                 subject: self)
+            return
+        }
+        // A procedure that already belongs elsewhere is refused before any observer hears of
+        // it (its claim reports why); one racing to another owner is refused by its claim.
+        if let procedure = child as? Procedure, procedure.isEnqueued {
+            _ = claim(procedure)
             return
         }
         let (accepted, initial) = groupLock.withLock { () -> (Bool, Bool) in

@@ -91,6 +91,19 @@ final class GroupAddObserverTests: MisuseRecordingTestCase {
         wait(for: owner)
     }
 
+    func testAChildAddedLaterThatBelongsToAnotherGroupIsNeverReported() {
+        let child = TestProcedure(name: "taken")
+        let owner = GroupProcedure(operations: [child])
+        let group = GroupProcedure(operations: [])
+        let log = AddLog(observing: group)
+        group.addWillExecuteBlockObserver { group in group.addChild(child) }
+        wait(for: group)
+        XCTAssertTrue(group.children.isEmpty)
+        XCTAssertEqual(log.entries, [], "a refused child is neither will-added nor did-added")
+        XCTAssertEqual(misuse.kinds(about: child), [.addedToSecondQueue])
+        wait(for: owner)
+    }
+
     func testChildrenGivenAtInitAreReportedWhenTheGroupStartsThemBeforeAnyRuns() {
         let started = LockedBox<[String]>([])
         let children = (0..<3).map { index in
