@@ -130,6 +130,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     /// A group of `operations`, which may be empty; add more with ``addChild(_:)``.
     public init(operations: [Operation] = []) {
         super.init()
+        scheduler.setHolder(self)
         group.awaitsFinishCall = !finishesAutomatically  // not shared yet: no lock needed
         group.adoptingInitialChildren = true  // not shared yet: no lock needed
         addChildren(operations)

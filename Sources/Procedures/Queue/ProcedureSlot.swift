@@ -9,7 +9,7 @@ extension Procedure {
     /// next procedure in line. Nothing if it holds none (started by hand, say). It finishes
     /// without giving it back again.
     func releaseSlot() {
-        lock.withLock { state.lifecycle.releaseSlot() }?.didFinish()
+        lock.withLock { state.lifecycle.releaseSlot() }?.slotReleased()
     }
 
     /// Asks for the slot given back by ``releaseSlot()``: `onGranted` runs once the owner's

@@ -28,6 +28,30 @@ final class RetrySlotReleaseTests: MisuseRecordingTestCase {
         XCTAssertEqual(made.value, 2)
     }
 
+    func testARetryInsideAGroupFreesTheGroupsSlotOfTheQueueDuringItsBackOff() {
+        // The group's only running child waits: the group gives its queue slot back too, and
+        // asks for it again before the next attempt runs.
+        let clock = ManualClock()
+        let queue = ProcedureQueue()
+        queue.maxConcurrentOperationCount = 1
+        let made = LockedBox<Int>(0)
+        let retry = RetryProcedure(maxAttempts: 2, wait: .constant(60), clock: clock) { () -> TestProcedure in
+            let number = made.mutate { $0 += 1; return $0 }
+            return TestProcedure(name: "attempt \(number)", error: number == 1 ? TestError("flaky") : nil)
+        }
+        let group = GroupProcedure(operations: [retry])
+        let other = TestProcedure(name: "other")
+        queue.addOperation(group)
+        waitUntilScheduled(on: clock)
+        queue.addOperation(other)
+        wait(for: other)  // would wait forever (width 1) if the group kept its slot
+        XCTAssertFalse(group.isFinished)
+        clock.advance(by: 60)
+        wait(for: group)
+        assertProcedureFinished(group)
+        XCTAssertEqual(made.value, 2)
+    }
+
     func testTheNextAttemptWaitsForASlotAfterTheBackOff() {
         let clock = ManualClock()
         let queue = ProcedureQueue()
