@@ -41,6 +41,11 @@ import ProceduresSupport
 /// adopted (already finished, already on a queue, the group itself, or one of the group's own
 /// dependencies) is not added, and the call is reported.
 ///
+/// A group holds a slot of its queue's width while it runs, except while every child that
+/// held one of the group's own slots has given it back to wait (a ``RetryProcedure`` in its
+/// back-off): the group then gives its slot back too, and asks for one again before another
+/// of its children starts.
+///
 /// A subclass that overrides ``execute()`` must call `super.execute()`; children it adds
 /// before or after that call all belong to the group. A group finishes by itself: calling
 /// `finish()` on one is ignored and reported (cancel it to stop it early).
