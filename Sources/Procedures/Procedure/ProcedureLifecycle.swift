@@ -284,13 +284,27 @@ struct ProcedureLifecycle {
         return slot
     }
 
-    /// Asks again for the slot given back by ``releaseSlot()``: returns the scheduler to wait
-    /// in line at (`onGranted` runs once it grants one), or nil if there is nothing to wait
-    /// for (it never gave a slot back, or is finishing): the caller runs `onGranted` itself.
-    mutating func requestSlot(onGranted: @escaping @Sendable () -> Void) -> ProcedureScheduler? {
-        guard case .running = stage, let released, released.onGranted == nil else { return nil }
-        released.onGranted = onGranted
-        return released.scheduler
+    enum SlotRequest {
+        /// Get in line at this scheduler; `onGranted` runs once it grants a slot.
+        case wait(ProcedureScheduler)
+        /// Already in line: `onGranted` runs with the earlier request's.
+        case alreadyWaiting
+        /// Nothing to wait for (it never gave a slot back, or is finishing): run `onGranted`.
+        case none
+    }
+
+    /// Asks again for the slot given back by ``releaseSlot()``.
+    mutating func requestSlot(onGranted: @escaping @Sendable () -> Void) -> SlotRequest {
+        guard case .running = stage, let released else { return .none }
+        guard let earlier = released.onGranted else {
+            released.onGranted = onGranted
+            return .wait(released.scheduler)
+        }
+        released.onGranted = {
+            earlier()
+            onGranted()
+        }
+        return .alreadyWaiting
     }
 
     /// Started by hand (or by a plain `OperationQueue`) and now ready: it starts. False if it

@@ -15,10 +15,11 @@ extension Procedure {
     /// Asks for the slot given back by ``releaseSlot()``: `onGranted` runs once the owner's
     /// scheduler gives one (on its thread), or right away if there is nothing to wait for.
     func reacquireSlot(then onGranted: @escaping @Sendable () -> Void) {
-        guard let scheduler = lock.withLock({ state.lifecycle.requestSlot(onGranted: onGranted) }) else {
-            return onGranted()
+        switch lock.withLock({ state.lifecycle.requestSlot(onGranted: onGranted) }) {
+        case .wait(let scheduler): scheduler.submit(self)
+        case .alreadyWaiting: break
+        case .none: onGranted()
         }
-        scheduler.submit(self)
     }
 }
 
