@@ -78,6 +78,24 @@ final class PipelineRunTests: StepsTestCase {
         XCTAssertTrue(result.output.contains("(3 tries)"), result.output)
     }
 
+    func testAStepWaitingOutItsBackoffGivesItsJobSlotToAnotherStep() throws {
+        // One job slot: the second step runs while the first waits between its tries, not after.
+        try write(#"""
+            { "steps": [
+              { "name": "flaky", "retry": { "attempts": 2, "backoff": 2 }, "run": "date +%s%N >> try-times; exit 1" },
+              { "name": "other", "run": "date +%s%N > other-time" }
+            ] }
+            """#)
+        let result = try run(["pipeline.json", "--jobs", "1", "--plain"])
+        XCTAssertEqual(result.status, 1, result.output + result.errors)
+        let tries = try read("try-times").split(separator: "\n").compactMap { UInt64($0) }
+        let other = try XCTUnwrap(UInt64(try read("other-time").trimmingCharacters(in: .whitespacesAndNewlines)))
+        XCTAssertEqual(tries.count, 2)
+        guard tries.count == 2 else { return }
+        XCTAssertGreaterThan(other, tries[0], "the flaky step had the slot first")
+        XCTAssertLessThan(other, tries[1], "the other step ran during the back-off, not after it")
+    }
+
     func testAStepOutOfTriesFailsThePipelineShowsItsLogTailAndSkipsWhatNeedsIt() throws {
         try write(#"""
             { "steps": [

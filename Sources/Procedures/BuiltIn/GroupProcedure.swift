@@ -7,7 +7,10 @@ import ProceduresSupport
 /// finished (a child procedure counts once its did-finish observers have run, so they may
 /// still add children or cancel the group), including children added while it runs and
 /// operations its children ``Procedure/produce(_:)``. Its errors are its children's errors (pass them through
-/// ``transformChildErrors(_:from:)`` to rewrite or drop them).
+/// ``transformChildErrors(_:from:)`` to rewrite or drop them), each root cause once: a child
+/// cancelled because the sibling it injects its input from failed keeps its
+/// ``ProcedureError/dependencyFailed(name:errors:)``, but the group leaves that repeat of the
+/// sibling's errors out of its own.
 ///
 /// ```swift
 /// let group = GroupProcedure(operations: [download, parse, store])
@@ -30,12 +33,18 @@ import ProceduresSupport
 /// later when it is added, and the operations its children ``Procedure/produce(_:)``. Like
 /// every callback of the group they never overlap another one: reported while another
 /// callback of the group runs, they wait for it, so a child may then have started before its
-/// will-add observers run. A child that cannot be adopted gets no did-add.
+/// will-add observers run. A child that cannot be adopted gets no did-add, and one that
+/// already belongs to a queue or group (this one included) no will-add either.
 ///
 /// A child belongs to the group from the moment it is added: it counts as enqueued, and
 /// adding it to a queue or another group is reported as misuse. A child that cannot be
 /// adopted (already finished, already on a queue, the group itself, or one of the group's own
 /// dependencies) is not added, and the call is reported.
+///
+/// A group holds a slot of its queue's width while it runs, except while every child that
+/// held one of the group's own slots has given it back to wait (a ``RetryProcedure`` in its
+/// back-off): the group then gives its slot back too, and asks for one again before another
+/// of its children starts.
 ///
 /// A subclass that overrides ``execute()`` must call `super.execute()`; children it adds
 /// before or after that call all belong to the group. A group finishes by itself: calling
@@ -74,6 +83,12 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         var suspensionDecision = 0
         /// Made on first use (see `queueFacade`).
         var facade: GroupQueue?
+        /// True for a group whose `finishesAutomatically` is false: it finishes only once
+        /// its subclass called `finish`, whose errors are then here.
+        var awaitsFinishCall = false
+        var finishCallErrors: [any Error]?
+        /// Made on the first echo of a sibling's failure (see SiblingEcho.swift).
+        var echoes: SiblingEchoes?
 
         var hasStarted: Bool {
             if case .pending = phase { return false }
@@ -120,10 +135,33 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     /// A group of `operations`, which may be empty; add more with ``addChild(_:)``.
     public init(operations: [Operation] = []) {
         super.init()
+        scheduler.setHolder(self)
+        group.awaitsFinishCall = !finishesAutomatically  // not shared yet: no lock needed
         group.adoptingInitialChildren = true  // not shared yet: no lock needed
         addChildren(operations)
         group.adoptingInitialChildren = false
     }
+
+    /// True (the default) if the group finishes when its last child does. A subclass that
+    /// overrides it to return false (ProcedureKit's `disableAutomaticFinishing`) finishes
+    /// once every child has finished *and* the subclass has called ``Procedure/finish(withErrors:)`` (whose errors
+    /// join the children's), in either order, so the subclass can keep adding children
+    /// until it decides it is done. It must then call `finish` in every case, cancellation
+    /// included (from `procedureDidCancel(withErrors:)`, say); a second call is reported as
+    /// ``ProcedureMisuse/Kind/finishedTwice``.
+    ///
+    /// ```swift
+    /// final class Crawl: GroupProcedure, @unchecked Sendable {
+    ///     override var finishesAutomatically: Bool { false }
+    ///     override func execute() {
+    ///         super.execute()
+    ///         addChild(FetchPage(1))
+    ///     }
+    ///     // … finish() once the last page was seen
+    /// }
+    ///
+    /// It is read once, when the group is made: return a constant.
+    open var finishesAutomatically: Bool { true }
 
     deinit {
         releaseChildrenIfNeverStarted()
@@ -234,6 +272,12 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
                 subject: self)
             return
         }
+        // A procedure that already belongs elsewhere is refused before any observer hears of
+        // it (its claim reports why); one racing to another owner is refused by its claim.
+        if let procedure = child as? Procedure, procedure.isEnqueued {
+            _ = claim(procedure)
+            return
+        }
         let (accepted, initial) = groupLock.withLock { () -> (Bool, Bool) in
             guard !group.isFinishing else { return (false, group.adoptingInitialChildren) }
             group.children.append(child)
@@ -257,6 +301,8 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
             groupLock.withLock {
                 group.unfinishedChildren -= 1
                 if let index = group.children.lastIndex(where: { $0 === child }) { group.children.remove(at: index) }
+                // A refused child given to init is never reported to the add observers.
+                if let index = group.initialChildren.lastIndex(where: { $0 === child }) { group.initialChildren.remove(at: index) }
             }
             send(.perform { [self] in finishIfDone() })
             return
@@ -328,8 +374,24 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         post(.perform { [self] in finishIfDone() })
     }
 
-    /// A group finishes when its last child does; `finish()` from outside is misuse.
+    /// A group finishes when its last child does; `finish()` from outside is misuse (unless
+    /// it was made with `finishesAutomatically: false`).
     override var finishesOnlyByItself: Bool { true }
+
+    override func finishCalledOnSelfFinishing(errors: [any Error]) -> Bool {
+        let accepted = groupLock.withLock { () -> Bool? in
+            guard group.awaitsFinishCall else { return nil }
+            guard group.finishCallErrors == nil else { return false }
+            group.finishCallErrors = errors
+            return true
+        }
+        switch accepted {
+        case nil: return false
+        case false?: reportSecondFinish()
+        case true?: send(.perform { [self] in finishIfDone() })
+        }
+        return true
+    }
 
     /// A child finished (told through `procedureDidFinish`, as its owner).
     func childDidFinish(_ child: Operation, errors: [any Error]) {
@@ -356,7 +418,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
 
     override func handleOperationFinished(_ child: Operation, errors: [any Error]) {
         if !errors.isEmpty, !isEchoOfGroupCancel(child), let procedure = child as? Procedure {
-            let kept = transformChildErrors(errors, from: procedure)
+            let kept = transformChildErrors(withoutSiblingEchoes(errors, of: child), from: procedure)
             groupLock.withLock { group.childErrors.append(contentsOf: kept) }
         }
         groupLock.withLock { group.unfinishedChildren -= 1 }
@@ -367,10 +429,11 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     private func finishIfDone() {
         let errors = groupLock.withLock { () -> [any Error]? in
             guard group.hasStarted, !group.isFinishing, group.unfinishedChildren == 0 else { return nil }
+            guard !group.awaitsFinishCall || group.finishCallErrors != nil else { return nil }
             group.phase = .finishing(cancelled: group.isCancelled)
             // Errors collected before a cancel are real failures; echoes of the cancel from
             // the children were never collected.
-            return group.childErrors
+            return group.childErrors + (group.finishCallErrors ?? [])
         }
         if let errors { finishAutomatically(withErrors: errors) }
     }

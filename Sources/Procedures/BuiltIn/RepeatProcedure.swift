@@ -37,7 +37,11 @@ public struct RepeatProcedurePayload<T: Operation>: Sendable {
 /// queue.addOperation(pages)
 /// ```
 ///
-/// Waits are ``DelayProcedure`` children on the repeat's ``clock``. The repeat finishes with
+/// Waits are ``DelayProcedure`` children on the repeat's ``clock``. During a wait the repeat
+/// runs nothing, so it does not count against its queue's (or group's)
+/// `maxConcurrentOperationCount`: it gives its slot back, other work runs, and the next
+/// operation starts once the repeat has a slot again (in line with the queue's ready
+/// procedures, by priority, then first come). The repeat finishes with
 /// the errors of all its operations (a ``RetryProcedure`` keeps only the last one's).
 ///
 /// Its ``Procedure/progress`` counts operations finished (a retry's: attempts) of `max`, and is
@@ -258,8 +262,14 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
         let pause = DelayProcedure(by: seconds, clock: clock)
         pause.name = "\(displayName) wait \(count)"
         lock.withLock { iteration.pause = pause }
-        operation.addDependency(pause)
-        addChildren([pause, operation])
+        // The repeat runs nothing during the wait: its slot of its owner's width goes to other
+        // work, and the next operation starts once it has one again.
+        let slot = SlotReacquisition(for: self)
+        slot.name = "\(displayName) slot \(count)"
+        slot.addDependency(pause)
+        operation.addDependency(slot)
+        releaseSlot()
+        addChildren([pause, slot, operation])
     }
 }
 

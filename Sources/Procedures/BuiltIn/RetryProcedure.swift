@@ -41,7 +41,9 @@ public struct RetryFailureInfo<T: Procedure>: Sendable {
 /// Cancelling the retry cancels the running attempt, or, between attempts, the wait (which
 /// ends at once, not when it would have) and the attempt behind it; the retry then finishes
 /// promptly, carrying its cancel errors. Each attempt is a child of the group, and the waits
-/// are ``DelayProcedure`` children measured on the retry's ``RepeatProcedure/clock``.
+/// are ``DelayProcedure`` children measured on the retry's ``RepeatProcedure/clock``. A retry
+/// waiting between attempts gives back its slot of its queue's
+/// `maxConcurrentOperationCount` (see ``RepeatProcedure``).
 open class RetryProcedure<T: Procedure>: RepeatProcedure<T>, @unchecked Sendable {
     // @unchecked: `retry` is immutable; everything else is the superclasses' (see there).
 

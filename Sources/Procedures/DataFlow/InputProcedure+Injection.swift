@@ -88,10 +88,10 @@ enum InputInjection {
 
     /// Cancels `consumer` with `error`, the reason `source` gave no value. A group that both
     /// are children of is told first when the error only repeats the source's own errors,
-    /// which reach the group anyway (see ``SiblingEchoFiltering``).
+    /// which reach the group anyway (see `GroupProcedure.noteEcho`).
     static func cancel(_ consumer: Procedure, withError error: ProcedureError, from source: Procedure) {
         if error.repeatsErrorsOfItsSource,
-            let group = consumer.enclosingGroup as? any SiblingEchoFiltering
+            let group = consumer.enclosingGroup
         {
             group.noteEcho(error, of: consumer, from: source)
         }

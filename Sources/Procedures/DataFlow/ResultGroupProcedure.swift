@@ -21,21 +21,18 @@ import ProceduresSupport
 /// }
 /// ```
 ///
-/// A child cancelled because it injects its input from a sibling that failed does not add
-/// its error (``ProcedureError/dependencyFailed(name:errors:)``, which repeats the sibling's
-/// errors) to the group's: the group reports the sibling's errors, once. (A child whose source
-/// is not in the group keeps it there, since it is then the only report.)
+/// Like every group, it reports one root cause once: a child cancelled because it injects its
+/// input from a sibling that failed does not add its error
+/// (``ProcedureError/dependencyFailed(name:errors:)``, which repeats the sibling's errors) to
+/// the group's. (A child whose source is not in the group keeps it there, since it is then
+/// the only report.)
 ///
 /// Subclasses that override ``procedureWillFinish(withErrors:)`` must call `super`.
-open class ResultGroupProcedure<Output: Sendable>: GroupProcedure, OutputProcedure, SiblingEchoFiltering,
-    @unchecked Sendable
-{
-    // @unchecked: `pending`, `published` and `echoes` are guarded by `outputLock`.
+open class ResultGroupProcedure<Output: Sendable>: GroupProcedure, OutputProcedure, @unchecked Sendable {
+    // @unchecked: `pending` and `published` are guarded by `outputLock`.
     private let outputLock = Lock()
     private var pending: Output?
     private var published: Output?
-    /// Made on the first echo of a sibling's failure (see SiblingEcho.swift).
-    private var echoes: SiblingEchoes?
 
     /// A group of `operations` with no output yet.
     public override init(operations: [Operation] = []) {
@@ -62,24 +59,6 @@ open class ResultGroupProcedure<Output: Sendable>: GroupProcedure, OutputProcedu
             guard errors.isEmpty, !source.isCancelled, let value = source.output else { return }
             self?.setOutput(value)
         }
-    }
-
-    func noteEcho(_ error: ProcedureError, of consumer: Procedure, from source: Procedure) {
-        let record = outputLock.withLock { () -> SiblingEchoes in
-            if let echoes { return echoes }
-            let made = SiblingEchoes()
-            echoes = made
-            return made
-        }
-        record.note(error, of: consumer, from: source, in: self)
-    }
-
-    override func handleOperationFinished(_ child: Operation, errors: [any Error]) {
-        guard !errors.isEmpty, let record = outputLock.withLock({ echoes }) else {
-            super.handleOperationFinished(child, errors: errors)
-            return
-        }
-        super.handleOperationFinished(child, errors: record.filter(errors, of: child))
     }
 
     /// Publishes the output of a group that succeeded. Overrides must call `super`.

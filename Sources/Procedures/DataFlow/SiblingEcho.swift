@@ -14,11 +14,26 @@ import ProceduresSupport
 // (`noteEcho`) before it cancels the consumer; the group drops the error when the consumer's
 // finish reaches it, whichever of the two siblings' finishes the group hears of first.
 
-/// A group that leaves out of its errors those that only repeat a sibling's.
-protocol SiblingEchoFiltering: GroupProcedure {
+// Every group leaves out of its errors those that only repeat a sibling's.
+extension GroupProcedure {
     /// `consumer` is about to be cancelled with `error` because `source` failed; drop the
     /// error from this group's errors if `source` is a child of this group too.
-    func noteEcho(_ error: ProcedureError, of consumer: Procedure, from source: Procedure)
+    func noteEcho(_ error: ProcedureError, of consumer: Procedure, from source: Procedure) {
+        let record = groupLock.withLock { () -> SiblingEchoes in
+            if let echoes = group.echoes { return echoes }
+            let made = SiblingEchoes()
+            group.echoes = made
+            return made
+        }
+        // Outside the group's lock: the record takes it to look at the children.
+        record.note(error, of: consumer, from: source, in: self)
+    }
+
+    /// `errors` of `child` without the echo of a sibling's failure, if one was noted for it.
+    func withoutSiblingEchoes(_ errors: [any Error], of child: Operation) -> [any Error] {
+        guard let record = groupLock.withLock({ group.echoes }) else { return errors }
+        return record.filter(errors, of: child)
+    }
 }
 
 extension ProcedureError {

@@ -149,7 +149,7 @@ extension Procedure {
         owner?.procedureDidFinish(self, errors: errors)
     }
 
-    private func handleProduce(_ operation: Operation) {
+    func handleProduce(_ operation: Operation) {
         if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.willProduce(operation), self) }
         for observer in observers { observer.procedure(self, willAdd: operation) }
         let owner = lock.withLock { state.owner }

@@ -185,6 +185,7 @@ open class Procedure: Operation, @unchecked Sendable {
     /// as its queue starts it.
     public final func finish(withErrors errors: [any Error]) {
         guard !finishesOnlyByItself else {
+            if finishCalledOnSelfFinishing(errors: errors) { return }
             ProcedureMisuse.report(
                 .finishedByHand,
                 "finish() was called on \(displayName), which finishes by itself once its work is done; the call was ignored. Cancel it to stop it early.",
@@ -197,6 +198,10 @@ open class Procedure: Operation, @unchecked Sendable {
     /// True for procedures whose finishing the framework owns (groups finish when their last
     /// child does): a `finish` from outside is misuse there.
     var finishesOnlyByItself: Bool { false }
+
+    /// `finish` was called on a procedure that ``finishesOnlyByItself``: true if it handled
+    /// the call (a group that waits for its subclass to finish it), false to report misuse.
+    func finishCalledOnSelfFinishing(errors: [any Error]) -> Bool { false }
 
     /// Finishing that the framework does on the procedure's behalf: losing to an earlier
     /// finish is expected there, not misuse.
@@ -286,12 +291,15 @@ open class Procedure: Operation, @unchecked Sendable {
 
     private var isInitial: Bool { lock.withLock { state.phase == .initial } }
 
-    /// Runs the procedure on a slot of `scheduler`, which its owner gave it once it was ready.
-    /// The slot is given back when the procedure has finished.
+    /// Runs the procedure on a slot of `scheduler`, which its owner gave it once it was ready
+    /// (or gives a slot back to one that asked for it again). The slot is given back when the
+    /// procedure has finished.
     func run(scheduledBy scheduler: ProcedureScheduler) {
-        let owner = lock.withLock { state.lifecycle.startScheduled() }
-        assert(owner?.scheduler === scheduler, "scheduled by another owner's scheduler")
-        CurrentOwner.with(owner) { send(.start) }
+        switch lock.withLock({ state.lifecycle.slotGranted(scheduler) }) {
+        case .start(let owner): CurrentOwner.with(owner) { send(.start) }
+        case .resume(let onGranted): onGranted()
+        case .unwanted: scheduler.didFinish()
+        }
     }
 
     private func reportStartMisuse() {

@@ -76,6 +76,18 @@ struct ProcedureLifecycle {
         var executing = false
     }
 
+    /// A slot given back while running: the scheduler to ask again, and, once asked, what to
+    /// run when it grants one. A class, so that it costs `Stage` and the lifecycle one word:
+    /// both are read and copied on every procedure's hot path, and only retries use it.
+    final class ReleasedSlot {
+        let scheduler: ProcedureScheduler
+        var onGranted: (@Sendable () -> Void)?
+
+        init(scheduler: ProcedureScheduler) {
+            self.scheduler = scheduler
+        }
+    }
+
     private(set) var stage = Stage.initial(gated: false)
     /// The queue or group that owns the procedure, from its claim until it has finished (nil
     /// for one started by hand or by a plain `OperationQueue`).
@@ -84,6 +96,8 @@ struct ProcedureLifecycle {
     private(set) var errors: [any Error] = []
     /// Set by the first accepted `finish`; its presence means "began finishing".
     private(set) var finishErrors: [any Error]?
+    /// Set while the running procedure has given its slot back to wait (see `releaseSlot`).
+    private var released: ReleasedSlot?
 
     // MARK: - Queries
 
@@ -225,6 +239,68 @@ struct ProcedureLifecycle {
         }
         stage = .running(Running(holdsSlot: true))
         return owner
+    }
+
+    enum SlotGrant {
+        /// Ready: it starts, with this owner.
+        case start(owner: (any ProcedureOwner)?)
+        /// Running, it asked for its slot again: run this.
+        case resume(@Sendable () -> Void)
+        /// It finished while it waited for the slot: give the slot straight back.
+        case unwanted
+    }
+
+    /// Its owner's scheduler gave it `slot`: it starts, or, if it gave its slot back to wait
+    /// and asked again, resumes.
+    mutating func slotGranted(_ slot: ProcedureScheduler) -> SlotGrant {
+        switch stage {
+        case .ready:
+            return .start(owner: startScheduled())
+        case .running(var running):
+            guard let onGranted = released?.onGranted else { break }
+            running.holdsSlot = true
+            released = nil
+            stage = .running(running)
+            return .resume(onGranted)
+        case .finishing, .finished:
+            return .unwanted
+        case .initial, .waiting:
+            break
+        }
+        preconditionFailure("internal error: a procedure was scheduled in phase \(phase)")
+    }
+
+    /// Gives back the slot a running procedure holds, for a wait during which it runs nothing
+    /// of its own. Returns the scheduler to give it back to (nil: it holds none).
+    mutating func releaseSlot() -> ProcedureScheduler? {
+        guard case .running(var running) = stage, running.holdsSlot, let slot = owner?.scheduler else { return nil }
+        running.holdsSlot = false  // so that finishing does not give it back a second time
+        released = ReleasedSlot(scheduler: slot)
+        stage = .running(running)
+        return slot
+    }
+
+    enum SlotRequest {
+        /// Get in line at this scheduler; `onGranted` runs once it grants a slot.
+        case wait(ProcedureScheduler)
+        /// Already in line: `onGranted` runs with the earlier request's.
+        case alreadyWaiting
+        /// Nothing to wait for (it never gave a slot back, or is finishing): run `onGranted`.
+        case none
+    }
+
+    /// Asks again for the slot given back by ``releaseSlot()``.
+    mutating func requestSlot(onGranted: @escaping @Sendable () -> Void) -> SlotRequest {
+        guard case .running = stage, let released else { return .none }
+        guard let earlier = released.onGranted else {
+            released.onGranted = onGranted
+            return .wait(released.scheduler)
+        }
+        released.onGranted = {
+            earlier()
+            onGranted()
+        }
+        return .alreadyWaiting
     }
 
     /// Started by hand (or by a plain `OperationQueue`) and now ready: it starts. False if it

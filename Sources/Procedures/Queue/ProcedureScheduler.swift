@@ -38,6 +38,12 @@ final class ProcedureScheduler: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var underlyingQueue: DispatchQueue?
     @exclusivity(unchecked) private(set) var qualityOfService: QualityOfService = .default
     @exclusivity(unchecked) private var target: DispatchQueue = .global()
+    /// The group whose children this scheduler runs, if any (see `slotReleased`).
+    private weak var holder: Procedure?
+    /// True while the holder has given back its own slot because every child that held a
+    /// slot here gave its slot back: nothing starts until the holder has one again.
+    @exclusivity(unchecked) private var holderReleased = false
+    @exclusivity(unchecked) private var holderReacquiring = false
 
     /// How many procedures a drain loop starts before it gives its thread back.
     private static let loopBudget = 64
@@ -45,6 +51,14 @@ final class ProcedureScheduler: @unchecked Sendable {
     init(width: Int = -1, suspended: Bool = false) {
         self.width = width
         self.suspended = suspended
+    }
+
+    /// Makes `group` this scheduler's holder: when every procedure holding a slot here has
+    /// given it back to wait, the group gives back its own slot too (so a retry waiting inside
+    /// a group frees a slot of the queue the group runs on), and asks for it again before
+    /// anything starts here.
+    func setHolder(_ group: Procedure) {
+        lock.withLock { holder = group }
     }
 
     // MARK: - Settings
@@ -131,11 +145,54 @@ final class ProcedureScheduler: @unchecked Sendable {
     /// `procedure` is ready: it starts when a slot is free (soon, if one is).
     func submit(_ procedure: Procedure) {
         let priority = procedure.queuePriority  // Foundation's getter: read before locking
-        let loop = lock.withLock { () -> DispatchQueue? in
+        let (loop, reacquire) = lock.withLock { () -> (DispatchQueue?, Procedure?) in
             waiting.append(procedure, priority: priority)
+            let reacquire = holderReleased ? holderToReacquire() : nil
+            return (loopNeeded(), reacquire)
+        }
+        loop.map(startLoop)
+        if let reacquire { reacquireSlot(of: reacquire) }
+    }
+
+    /// A running procedure gave its slot back to wait (``Procedure/releaseSlot()``): the slot
+    /// goes to the next in line. If none is left in use or wanted here, the holder gives its
+    /// own slot back too. (Under this scheduler's lock the holder's lock and its owner's
+    /// scheduler's are taken: locks are only ever nested upwards, child to parent.)
+    func slotReleased() {
+        let loop = lock.withLock { () -> DispatchQueue? in
+            running -= 1
+            if running == 0, waiting.count == 0, !holderReleased, let holder {
+                holderReleased = true
+                holder.releaseSlot()
+            }
             return loopNeeded()
         }
         loop.map(startLoop)
+    }
+
+    /// Under `lock`: the holder, if it must ask for its slot again (once).
+    private func holderToReacquire() -> Procedure? {
+        guard !holderReacquiring else { return nil }
+        guard let holder else {  // gone: nothing to wait for
+            holderReleased = false
+            return nil
+        }
+        holderReacquiring = true
+        return holder
+    }
+
+    /// Asks for the holder's slot again (holding no lock: the grant may come at once); work
+    /// starts here once it has it. The holder released its slot in the critical section that
+    /// set `holderReleased`, so the request always follows the release.
+    private func reacquireSlot(of holder: Procedure) {
+        holder.reacquireSlot { [self] in
+            let loop = lock.withLock { () -> DispatchQueue? in
+                holderReleased = false
+                holderReacquiring = false
+                return loopNeeded()
+            }
+            loop.map(startLoop)
+        }
     }
 
     /// A procedure that held a slot has finished: its slot goes to the next in line.
@@ -148,7 +205,7 @@ final class ProcedureScheduler: @unchecked Sendable {
     }
 
     /// Under `lock`: true if a waiting procedure could start now.
-    private var canStart: Bool { !suspended && (width < 0 || running < width) && waiting.count > 0 }
+    private var canStart: Bool { !suspended && !holderReleased && (width < 0 || running < width) && waiting.count > 0 }
 
     /// Under `lock`: the queue to start a drain loop on, if one is needed and none is on its way
     /// (counted as pending from here).
@@ -185,7 +242,7 @@ final class ProcedureScheduler: @unchecked Sendable {
     /// Under `lock`: takes the next waiting procedure if a slot is free, counting it running,
     /// with the queue to start a helper loop on if more could start and no loop is on its way.
     private func take() -> (Procedure, DispatchQueue?)? {
-        guard !suspended, width < 0 || running < width, let procedure = waiting.popFirst() else { return nil }
+        guard !suspended, !holderReleased, width < 0 || running < width, let procedure = waiting.popFirst() else { return nil }
         running += 1
         return (procedure, loopNeeded())
     }

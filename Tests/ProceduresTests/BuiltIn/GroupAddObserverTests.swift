@@ -79,6 +79,31 @@ final class GroupAddObserverTests: MisuseRecordingTestCase {
         XCTAssertTrue(heard.value.first?.1 === child)
     }
 
+    func testAChildGivenAtInitThatBelongsToAnotherGroupIsNeverReported() {
+        let child = TestProcedure(name: "taken")
+        let owner = GroupProcedure(operations: [child])
+        let group = GroupProcedure(operations: [child])
+        let log = AddLog(observing: group)
+        wait(for: group)
+        XCTAssertTrue(group.children.isEmpty)
+        XCTAssertEqual(log.entries, [], "a refused child is neither will-added nor did-added")
+        XCTAssertEqual(misuse.kinds(about: child), [.addedToSecondQueue])
+        wait(for: owner)
+    }
+
+    func testAChildAddedLaterThatBelongsToAnotherGroupIsNeverReported() {
+        let child = TestProcedure(name: "taken")
+        let owner = GroupProcedure(operations: [child])
+        let group = GroupProcedure(operations: [])
+        let log = AddLog(observing: group)
+        group.addWillExecuteBlockObserver { group in group.addChild(child) }
+        wait(for: group)
+        XCTAssertTrue(group.children.isEmpty)
+        XCTAssertEqual(log.entries, [], "a refused child is neither will-added nor did-added")
+        XCTAssertEqual(misuse.kinds(about: child), [.addedToSecondQueue])
+        wait(for: owner)
+    }
+
     func testChildrenGivenAtInitAreReportedWhenTheGroupStartsThemBeforeAnyRuns() {
         let started = LockedBox<[String]>([])
         let children = (0..<3).map { index in

@@ -2,7 +2,7 @@ import Foundation
 import ProceduresTesting
 import XCTest
 
-/// A `ResultGroupProcedure` reports one root cause once: a child cancelled because the sibling
+/// A group (plain, or a `ResultGroupProcedure`) reports one root cause once: a child cancelled because the sibling
 /// it injects from failed does not add its `dependencyFailed` (which repeats the sibling's
 /// errors) to the group's errors.
 final class SiblingEchoTests: XCTestCase {
@@ -26,6 +26,16 @@ final class SiblingEchoTests: XCTestCase {
         guard case .dependencyFailed? = double.errors.first as? ProcedureError else {
             return XCTFail("expected dependencyFailed, got \(double.errors)")
         }
+    }
+
+    func testAPlainGroupFailsWithTheFailingSiblingsErrorOnly() {
+        let source = ResultProcedure<Int> { throw TestError("root") }
+        let consumer = TransformProcedure { (x: Int) in x * 2 }.injectResult(from: source)
+        let group = GroupProcedure(operations: [source, consumer])
+        wait(for: group)
+        assertProcedureFinishedWithErrors(group, count: 1)
+        XCTAssertEqual(group.errors.first as? TestError, TestError("root"))
+        assertProcedureCancelled(consumer, withErrors: true)
     }
 
     func testWhicheverSiblingTheGroupHearsOfFirstTheErrorIsReportedOnce() {
