@@ -6,15 +6,24 @@ import XCTest
 /// other work runs during the wait, and the next attempt runs within the width once the
 /// retry has a slot again.
 final class RetrySlotReleaseTests: MisuseRecordingTestCase {
+    /// A retry of two attempts whose first fails, waiting `seconds` on `clock` between them,
+    /// and the count of attempts made.
+    private func flakyRetry(
+        waiting seconds: TimeInterval, on clock: ManualClock
+    ) -> (RetryProcedure<TestProcedure>, LockedBox<Int>) {
+        let made = LockedBox<Int>(0)
+        let retry = RetryProcedure(maxAttempts: 2, wait: .constant(seconds), clock: clock) { () -> TestProcedure in
+            let number = made.mutate { $0 += 1; return $0 }
+            return TestProcedure(name: "attempt \(number)", error: number == 1 ? TestError("flaky") : nil)
+        }
+        return (retry, made)
+    }
+
     func testASecondProcedureRunsDuringTheBackOffOfARetryOnAQueueOfWidthOne() {
         let clock = ManualClock()
         let queue = ProcedureQueue()
         queue.maxConcurrentOperationCount = 1
-        let made = LockedBox<Int>(0)
-        let retry = RetryProcedure(maxAttempts: 2, wait: .constant(60), clock: clock) { () -> TestProcedure in
-            let number = made.mutate { $0 += 1; return $0 }
-            return TestProcedure(name: "attempt \(number)", error: number == 1 ? TestError("flaky") : nil)
-        }
+        let (retry, made) = flakyRetry(waiting: 60, on: clock)
         let other = TestProcedure(name: "other")
         queue.addOperation(retry)
         waitUntilScheduled(on: clock)  // the first attempt failed; the back-off runs
@@ -34,11 +43,7 @@ final class RetrySlotReleaseTests: MisuseRecordingTestCase {
         let clock = ManualClock()
         let queue = ProcedureQueue()
         queue.maxConcurrentOperationCount = 1
-        let made = LockedBox<Int>(0)
-        let retry = RetryProcedure(maxAttempts: 2, wait: .constant(60), clock: clock) { () -> TestProcedure in
-            let number = made.mutate { $0 += 1; return $0 }
-            return TestProcedure(name: "attempt \(number)", error: number == 1 ? TestError("flaky") : nil)
-        }
+        let (retry, made) = flakyRetry(waiting: 60, on: clock)
         let group = GroupProcedure(operations: [retry])
         let other = TestProcedure(name: "other")
         queue.addOperation(group)
@@ -56,11 +61,7 @@ final class RetrySlotReleaseTests: MisuseRecordingTestCase {
         let clock = ManualClock()
         let queue = ProcedureQueue()
         queue.maxConcurrentOperationCount = 1
-        let made = LockedBox<Int>(0)
-        let retry = RetryProcedure(maxAttempts: 2, wait: .constant(1), clock: clock) { () -> TestProcedure in
-            let number = made.mutate { $0 += 1; return $0 }
-            return TestProcedure(name: "attempt \(number)", error: number == 1 ? TestError("flaky") : nil)
-        }
+        let (retry, made) = flakyRetry(waiting: 1, on: clock)
         // Holds the only slot once the retry gave it back, until the clock reaches 100.
         let blocker = TestProcedure(name: "blocker", delay: 100, clock: clock)
         queue.addOperation(retry)
