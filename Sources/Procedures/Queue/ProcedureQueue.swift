@@ -271,10 +271,12 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     /// pending barriers (whose blocks then do not run).
     open override func cancelAllOperations() {
         let unfinished = lock.withLock { members }
-        for procedure in unfinished {
-            if let runner = procedure as? PlainOperationRunner { runner.operation.cancel() }
-            procedure.cancel()
-        }
+        // As one act (every cancel decided before any is handled), so that no procedure
+        // starts because a dependency was cancelled and finished before it was cancelled too.
+        // A plain operation is cancelled with its runner, which then starts it at once.
+        var operations: [Operation] = unfinished
+        for case let runner as PlainOperationRunner in unfinished { operations.append(runner.operation) }
+        Procedure.cancelTogether(operations) { _ in [] }
     }
 
     /// Runs `barrier` once every operation added before it has finished; operations added

@@ -221,4 +221,24 @@ final class SchedulerTests: XCTestCase {
         queue.waitUntilAllOperationsAreFinished()
         XCTAssertTrue(queue.unfinishedOperations.isEmpty)
     }
+
+    /// `cancelAllOperations()` cancels as one act: a procedure waiting for a running one that
+    /// finishes as soon as it is cancelled never starts (whatever order the queue holds them in).
+    func testCancelAllNeverLetsADependentStartBecauseItsDependencyFinishedFirst() {
+        for round in 0..<stressIterations(300) {
+            let clock = ManualClock()
+            let queue = ProcedureQueue()
+            let running = TestProcedure(name: "running", delay: 60, clock: clock)  // finishes when cancelled
+            let dependent = TestProcedure(name: "dependent")
+            dependent.addDependency(running)
+            let executing = expectation(description: "running executes")
+            running.addDidExecuteBlockObserver { _ in executing.fulfill() }
+            queue.addOperations(round.isMultiple(of: 2) ? [running, dependent] : [dependent, running], waitUntilFinished: false)
+            wait(for: [executing], timeout: 10)
+            queue.cancelAllOperations()
+            wait(for: running, dependent)
+            XCTAssertFalse(dependent.didExecute, "round \(round)")
+            XCTAssertTrue(dependent.isCancelled, "round \(round)")
+        }
+    }
 }
