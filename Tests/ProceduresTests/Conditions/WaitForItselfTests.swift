@@ -35,7 +35,7 @@ final class WaitForItselfTests: MisuseRecordingTestCase {
         XCTAssertTrue(reason?.contains("group") == true, "\(child.errors)")
         XCTAssertEqual(misuse.kinds(about: child), [.deadlock])
         XCTAssertTrue(group.isFinished)
-        XCTAssertFalse(ExclusivityManager.isInUse(shared), "the group released its category")
+        waitUntilReleased(shared)  // the group released its category
     }
 
     func testGrandchildAskingForACategoryTheOuterGroupHoldsIsCancelled() {
@@ -52,7 +52,7 @@ final class WaitForItselfTests: MisuseRecordingTestCase {
         assertProcedureCancelled(grandchild, withErrors: true)
         XCTAssertTrue(deadlockReason(grandchild)?.contains("outer") == true, "\(grandchild.errors)")
         XCTAssertEqual(misuse.kinds(about: grandchild), [.deadlock])
-        XCTAssertFalse(ExclusivityManager.isInUse(shared))
+        waitUntilReleased(shared)
         XCTAssertFalse(ExclusivityManager.isInUse("\(shared)-other"), "all-or-nothing: nothing was taken")
     }
 
@@ -153,5 +153,13 @@ final class WaitForItselfTests: MisuseRecordingTestCase {
         assertProcedureFinished(guarded)
         XCTAssertTrue(guarded.didExecute)
         XCTAssertTrue(misuse.all.isEmpty, "\(misuse.all)")
+    }
+
+    /// Categories are released by the finished procedure's gate, among its did-finish
+    /// observers: possibly just after the test's own observer said it finished.
+    private func waitUntilReleased(_ category: String, file: StaticString = #filePath, line: UInt = #line) {
+        let released = XCTNSPredicateExpectation(
+            predicate: NSPredicate { _, _ in !ExclusivityManager.isInUse(category) }, object: nil)
+        XCTAssertEqual(XCTWaiter().wait(for: [released], timeout: 10), .completed, "\(category) still held", file: file, line: line)
     }
 }
