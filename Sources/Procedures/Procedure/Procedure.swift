@@ -295,7 +295,7 @@ open class Procedure: Operation, @unchecked Sendable {
     /// (or gives a slot back to one that asked for it again). The slot is given back when the
     /// procedure has finished.
     func run(scheduledBy scheduler: ProcedureScheduler) {
-        switch lock.withLock({ state.lifecycle.slotGranted(scheduler) }) {
+        switch lock.withLock({ state.lifecycle.slotGranted() }) {
         case .start(let owner): CurrentOwner.with(owner) { send(.start) }
         case .resume(let onGranted): onGranted()
         case .unwanted: scheduler.didFinish()

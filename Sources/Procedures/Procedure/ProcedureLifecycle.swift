@@ -76,16 +76,11 @@ struct ProcedureLifecycle {
         var executing = false
     }
 
-    /// A slot given back while running: the scheduler to ask again, and, once asked, what to
-    /// run when it grants one. A class, so that it costs `Stage` and the lifecycle one word:
-    /// both are read and copied on every procedure's hot path, and only retries use it.
+    /// A slot given back while running (to the owner's scheduler, which is asked again) and,
+    /// once asked, what to run when it grants one. A class, so that it costs the lifecycle one
+    /// word: the lifecycle is read on every procedure's hot path, and only retries use this.
     final class ReleasedSlot {
-        let scheduler: ProcedureScheduler
         var onGranted: (@Sendable () -> Void)?
-
-        init(scheduler: ProcedureScheduler) {
-            self.scheduler = scheduler
-        }
     }
 
     private(set) var stage = Stage.initial(gated: false)
@@ -250,9 +245,9 @@ struct ProcedureLifecycle {
         case unwanted
     }
 
-    /// Its owner's scheduler gave it `slot`: it starts, or, if it gave its slot back to wait
+    /// Its owner's scheduler gave it a slot: it starts, or, if it gave its slot back to wait
     /// and asked again, resumes.
-    mutating func slotGranted(_ slot: ProcedureScheduler) -> SlotGrant {
+    mutating func slotGranted() -> SlotGrant {
         switch stage {
         case .ready:
             return .start(owner: startScheduled())
@@ -275,7 +270,7 @@ struct ProcedureLifecycle {
     mutating func releaseSlot() -> ProcedureScheduler? {
         guard case .running(var running) = stage, running.holdsSlot, let slot = owner?.scheduler else { return nil }
         running.holdsSlot = false  // so that finishing does not give it back a second time
-        released = ReleasedSlot(scheduler: slot)
+        released = ReleasedSlot()
         stage = .running(running)
         return slot
     }
@@ -291,10 +286,10 @@ struct ProcedureLifecycle {
 
     /// Asks again for the slot given back by ``releaseSlot()``.
     mutating func requestSlot(onGranted: @escaping @Sendable () -> Void) -> SlotRequest {
-        guard case .running = stage, let released else { return .none }
+        guard case .running = stage, let released, let scheduler = owner?.scheduler else { return .none }
         guard let earlier = released.onGranted else {
             released.onGranted = onGranted
-            return .wait(released.scheduler)
+            return .wait(scheduler)
         }
         released.onGranted = {
             earlier()

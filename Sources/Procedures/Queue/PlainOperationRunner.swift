@@ -18,13 +18,7 @@ final class PlainOperationRunner: Procedure, @unchecked Sendable {
     /// library, plain operations through their completion). Called by the owner once it has
     /// added what the operation must wait for (a pending barrier), right before claiming it.
     func adoptOperationDependencies() {
-        for dependency in operation.dependencies {
-            if let procedure = dependency as? Procedure {
-                addDependency(procedure)
-            } else {
-                addDependency(dependency)
-            }
-        }
+        addDependencies(operation.dependencies)
     }
 
     override var displayName: String { operation.name ?? String(describing: type(of: operation)) }
