@@ -374,11 +374,9 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         post(.perform { [self] in finishIfDone() })
     }
 
-    /// A group finishes when its last child does; `finish()` from outside is misuse (unless
-    /// it was made with `finishesAutomatically: false`).
-    override var finishesOnlyByItself: Bool { true }
-
-    override func finishCalledOnSelfFinishing(errors: [any Error]) -> Bool {
+    /// A group finishes when its last child does; `finish()` from outside is misuse, unless
+    /// the subclass turned `finishesAutomatically` off (then it is the call the group waits for).
+    override func handlesFinishCalledByHand(errors: [any Error]) -> Bool {
         let accepted = groupLock.withLock { () -> Bool? in
             guard group.awaitsFinishCall else { return nil }
             guard group.finishCallErrors == nil else { return false }
@@ -386,7 +384,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
             return true
         }
         switch accepted {
-        case nil: return false
+        case nil: reportFinishedByHand()
         case false?: reportSecondFinish()
         case true?: send(.perform { [self] in finishIfDone() })
         }

@@ -184,24 +184,22 @@ open class Procedure: Operation, @unchecked Sendable {
     /// say), it is remembered: `execute()` is then skipped and the procedure finishes as soon
     /// as its queue starts it.
     public final func finish(withErrors errors: [any Error]) {
-        guard !finishesOnlyByItself else {
-            if finishCalledOnSelfFinishing(errors: errors) { return }
-            ProcedureMisuse.report(
-                .finishedByHand,
-                "finish() was called on \(displayName), which finishes by itself once its work is done; the call was ignored. Cancel it to stop it early.",
-                subject: self)
-            return
-        }
+        if handlesFinishCalledByHand(errors: errors) { return }
         if !requestFinish(errors: errors) { reportSecondFinish() }
     }
 
-    /// True for procedures whose finishing the framework owns (groups finish when their last
-    /// child does): a `finish` from outside is misuse there.
-    var finishesOnlyByItself: Bool { false }
+    /// For procedures whose finishing the framework owns (groups finish when their last child
+    /// does): handles a `finish` called from outside and returns true. The default, false,
+    /// lets the call finish the procedure.
+    func handlesFinishCalledByHand(errors: [any Error]) -> Bool { false }
 
-    /// `finish` was called on a procedure that ``finishesOnlyByItself``: true if it handled
-    /// the call (a group that waits for its subclass to finish it), false to report misuse.
-    func finishCalledOnSelfFinishing(errors: [any Error]) -> Bool { false }
+    /// Reports a `finish` called on a procedure that finishes by itself.
+    func reportFinishedByHand() {
+        ProcedureMisuse.report(
+            .finishedByHand,
+            "finish() was called on \(displayName), which finishes by itself once its work is done; the call was ignored. Cancel it to stop it early.",
+            subject: self)
+    }
 
     /// Finishing that the framework does on the procedure's behalf: losing to an earlier
     /// finish is expected there, not misuse.
