@@ -11,6 +11,10 @@ extension XCTestCase {
     /// and why it is not running (see `Procedure.waitingReason`), so a forgotten `finish()`,
     /// or a `ManualClock` nobody advanced, is easy to spot.
     ///
+    /// Whether a procedure is on a queue is read once, when this is called. A procedure that
+    /// another thread is adding at that moment (say, one being produced) is added twice, and
+    /// the second add is reported as misuse: wait for its producer first, then for it.
+    ///
     /// ```swift
     /// let procedure = MyProcedure()
     /// wait(for: procedure)

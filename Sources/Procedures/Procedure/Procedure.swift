@@ -1,5 +1,6 @@
 import Foundation
 import ProceduresSupport
+import Synchronization
 
 /// A unit of asynchronous work: subclass it, override ``execute()``, and call ``finish()``
 /// when the work is done. Add it to a ``ProcedureQueue`` to run it.
@@ -46,17 +47,23 @@ import ProceduresSupport
 ///   finish promptly.
 /// - Finished twice: the second call is ignored and reported to ``ProcedureMisuse``.
 open class Procedure: Operation, @unchecked Sendable {
-    // @unchecked: `state` and `instrumentation` are read and written only under `lock`;
-    // `memberIndex` only under the lock of the queue that holds the procedure.
+    // @unchecked: `state`, `instrumentation` and `progressStorage` are read and written only
+    // under `lock`; `memberSlot` is atomic.
     let lock = Lock()
     // Always accessed under `lock`, so Swift's dynamic exclusivity checks (about 100
     // instructions each, a dozen times per procedure) add nothing but cost.
     @exclusivity(unchecked) var state = ProcedureState()
     /// Its number, creation time, group and producer for logs and traces (under `lock`).
     @exclusivity(unchecked) var instrumentation = InstrumentationFields()
-    /// Where the procedure sits in its ``ProcedureQueue``'s list of members: guarded by that
-    /// queue's lock, not this procedure's.
-    @exclusivity(unchecked) var memberIndex = -1
+    /// Where the procedure sits in its ``ProcedureQueue``'s list of members, written under that
+    /// queue's lock. Atomic (relaxed) because two queues racing to add one procedure (a misuse
+    /// that one of them refuses) both write it; a queue checks the index against its own list
+    /// before trusting it, so a stale value costs a search, never a wrong removal.
+    let memberSlot = Atomic<Int>(-1)
+    var memberIndex: Int {
+        get { memberSlot.load(ordering: .relaxed) }
+        set { memberSlot.store(newValue, ordering: .relaxed) }
+    }
     /// Its progress: units reported while nobody tracks it, or its tracker, made on first use
     /// (see Progress/Procedure+Progress.swift); under `lock`.
     @exclusivity(unchecked) var progressStorage = ProgressStorage.untracked(nil)

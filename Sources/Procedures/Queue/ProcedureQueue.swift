@@ -37,9 +37,10 @@ import ProceduresSupport
 ///   offers no way to tell that a plain queue holds it.
 open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     // @unchecked: `members`, `plainMembers`, `storedDelegate`, `pendingBarrier`, `idleWaiters`
-    // and each member's `memberIndex` are guarded by `lock`; `scheduler` is immutable and locks for itself; `idle` is an NSCondition used
-    // only to wake `waitUntilAllOperationsAreFinished`. (The lock also makes the runtime's
-    // exclusivity checks redundant: where they showed in profiles they are off.)
+    // are guarded by `lock`, and each member's `memberIndex` is written under it; `scheduler`
+    // is immutable and locks for itself; `idle` is an NSCondition used only to wake
+    // `waitUntilAllOperationsAreFinished`. (The lock also makes the runtime's exclusivity
+    // checks redundant: where they showed in profiles they are off.)
     private let lock = Lock()
     let scheduler: ProcedureScheduler
     /// Every unfinished operation added to the queue (a plain operation's entry is the runner

@@ -17,7 +17,8 @@ final class ProduceBeforeEventTests: MisuseRecordingTestCase {
             seenByWillAdd.mutate { $0.append("finished=\(producer.isFinished)") }
         }
         queue.addOperation(producer)
-        wait(for: producer, produced)
+        wait(for: producer)  // `produced` was added before it finished
+        wait(for: produced)
         assertProcedureFinished(produced)
         XCTAssertEqual(seenByWillAdd.value, ["finished=false"])
     }
@@ -46,7 +47,10 @@ final class ProduceBeforeEventTests: MisuseRecordingTestCase {
             executingWhenAdded.mutate { $0.append(producer.didExecute) }
         }
         queue.addOperation(producer)
-        wait(for: producer, produced)
+        // Not `wait(for: producer, produced)`: that would add `produced` to a queue of its own
+        // if it got there before the producer did. Once the producer finished, it had.
+        wait(for: producer)
+        wait(for: produced)
         XCTAssertEqual(executingWhenAdded.value, [false])
         XCTAssertTrue(producer.didExecute)
     }

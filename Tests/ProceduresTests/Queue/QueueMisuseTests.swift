@@ -44,6 +44,35 @@ final class QueueMisuseTests: ProcedureTestCase {
         XCTAssertEqual(ranOn.value, "first")
     }
 
+    /// Two threads adding one procedure to two queues at once: exactly one queue adopts it,
+    /// it runs once, the other add is reported, and neither queue keeps it after it finished.
+    func testTwoQueuesRacingToAddOneProcedureAdoptItOnceAndReportTheOther() {
+        let iterations = stressIterations(2_000)
+        let first = ProcedureQueue()
+        let second = ProcedureQueue()
+        var procedures: [TestProcedure] = []
+        for index in 0..<iterations {
+            let procedure = TestProcedure(name: "contested \(index)")
+            procedures.append(procedure)
+            ThreadRace.run(
+                skew: Int.random(in: 0..<32),
+                { first.addOperation(procedure) },
+                { second.addOperation(procedure) })
+        }
+        wait(forAll: procedures)
+        for procedure in procedures {
+            XCTAssertEqual(procedure.executeCount, 1, procedure.displayName)
+            // The loser finds it either still on the winner's queue or already finished there.
+            let kinds = misuse.kinds(about: procedure)
+            XCTAssertTrue(
+                kinds == [.addedToSecondQueue] || kinds == [.addedAfterFinishing],
+                "\(procedure.displayName): \(kinds)")
+        }
+        first.waitUntilAllOperationsAreFinished()
+        second.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(first.unfinishedOperationCount + second.unfinishedOperationCount, 0)
+    }
+
     func testAddingAFinishedProcedureIsReportedAndDoesNotRunAgain() {
         let procedure = TestProcedure(name: "finished")
         wait(for: procedure)
