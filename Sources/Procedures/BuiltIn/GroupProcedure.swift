@@ -127,7 +127,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
             if case .pending(let cancelled) = phase { phase = .running(cancelled: cancelled) }
         }
     }
-    let groupLock = Lock()
+    let groupLock = InlineLock()
     @exclusivity(unchecked) var group = State()  // only touched under `groupLock`
     /// Runs the children: no Foundation queue is involved. Suspended until the group starts.
     let scheduler = ProcedureScheduler(suspended: true)
@@ -135,7 +135,6 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     /// A group of `operations`, which may be empty; add more with ``addChild(_:)``.
     public init(operations: [Operation] = []) {
         super.init()
-        scheduler.setHolder(self)
         group.awaitsFinishCall = !finishesAutomatically  // not shared yet: no lock needed
         group.adoptingInitialChildren = true  // not shared yet: no lock needed
         addChildren(operations)
@@ -356,6 +355,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
 
     func startChildren() {
         // Runs among the group's callbacks (execute, or the start of a cancelled group).
+        scheduler.setHolder(self)  // until the group finishes (see finishIfDone)
         let initial = groupLock.withLock { () -> [Operation] in
             defer { group.initialChildren = [] }
             return group.initialChildren
@@ -433,7 +433,9 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
             // the children were never collected.
             return group.childErrors + (group.finishCallErrors ?? [])
         }
-        if let errors { finishAutomatically(withErrors: errors) }
+        guard let errors else { return }
+        scheduler.setHolder(nil)
+        finishAutomatically(withErrors: errors)
     }
 
     // MARK: - Cancellation (the rules and their code: GroupProcedure+Cancellation.swift)

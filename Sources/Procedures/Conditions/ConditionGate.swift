@@ -36,7 +36,10 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
         case received
     }
 
-    private let lock: Lock
+    /// The gate uses its procedure's lock. Unowned: the procedure holds the gate, and every
+    /// call into the gate comes from the procedure or carries it (a condition's answer, a
+    /// dependency's finish), so the procedure outlives each call.
+    private unowned let gated: Procedure
     @exclusivity(unchecked) private var waiting = Waiting.nothing
     @exclusivity(unchecked) private var stopped = false
     @exclusivity(unchecked) private var pendingDependencies = 0
@@ -48,13 +51,13 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     /// The condition being evaluated (its index) and where its answer is.
     @exclusivity(unchecked) private var current = (index: -1, answer: Answer.received)
 
-    init(lock: Lock) {
-        self.lock = lock
+    init(gating procedure: Procedure) {
+        gated = procedure
     }
 
     /// "waiting for …", while the gate waits for something.
     var summary: String? {
-        let waiting = lock.withLock { self.waiting }
+        let waiting = gated.lock.withLock { self.waiting }
         switch waiting {
         case .nothing: return nil
         case .queueResume: return "waiting for its queue to be resumed before checking its conditions"
@@ -67,11 +70,11 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
 
     /// What the gate waits for now, with its exclusivity request while it waits for categories.
     var currentWait: (waiting: Waiting, request: ExclusivityRequest?) {
-        lock.withLock { (waiting, request) }
+        gated.lock.withLock { (waiting, request) }
     }
 
     func waitForQueueResume() {
-        lock.withLock { waiting = .queueResume }
+        gated.lock.withLock { waiting = .queueResume }
     }
 
     // MARK: - Steps
@@ -98,7 +101,7 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
             evaluate(procedure, from: 0)
             return
         }
-        lock.withLock {
+        gated.lock.withLock {
             // One extra count keeps the step shut while the observers are added.
             pendingDependencies = dependencies.count + 1
             self.produced = produced
@@ -114,7 +117,7 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     }
 
     func dependencyDidFinish(for procedure: Procedure) {
-        let done = lock.withLock { () -> Bool in
+        let done = gated.lock.withLock { () -> Bool in
             pendingDependencies -= 1
             return pendingDependencies == 0
         }
@@ -131,7 +134,7 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
             condition.evaluateIfRequirementsMet(for: procedure) { [self, index] result in
                 answer(result, index: index, procedure: procedure)
             }
-            let inline = lock.withLock { () -> ConditionResult? in
+            let inline = gated.lock.withLock { () -> ConditionResult? in
                 if case .inline(let result) = current.answer {
                     current.answer = .received
                     return result
@@ -149,7 +152,7 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     /// A condition's completion was called.
     private func answer(_ result: ConditionResult, index: Int, procedure: Procedure) {
         enum Next { case none, resume, duplicate }
-        let next = lock.withLock { () -> Next in
+        let next = gated.lock.withLock { () -> Next in
             guard current.index == index else { return .duplicate }
             switch current.answer {
             case .pending:
@@ -178,7 +181,7 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
 
     /// False (and stopped) if the procedure was cancelled; otherwise notes what comes next.
     private func proceed(_ procedure: Procedure, waitingFor next: Waiting, index: Int) -> Bool {
-        lock.withLock {
+        gated.lock.withLock {
             // The gate shares the procedure's lock, so its cancel state can be read here.
             if procedure.state.cancellation != .none { stopped = true }
             guard !stopped else {
@@ -215,7 +218,7 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     }
 
     private func stop() {
-        lock.withLock {
+        gated.lock.withLock {
             stopped = true
             waiting = .nothing
         }
@@ -233,7 +236,7 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
             return
         }
         let request = ExclusivityRequest(categories: categories, procedure: procedure) { [self] in open(procedure) }
-        let (submit, owner) = lock.withLock { () -> (Bool, (any ProcedureOwner)?) in
+        let (submit, owner) = gated.lock.withLock { () -> (Bool, (any ProcedureOwner)?) in
             // Same lock as the procedure's: a cancel is decided either before this (and stops
             // here) or after (and its did-cancel hook finds the request and withdraws it).
             guard !stopped, procedure.state.cancellation == .none else { return (false, nil) }
@@ -259,14 +262,14 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     }
 
     private func open(_ procedure: Procedure) {
-        lock.withLock { waiting = .nothing }
+        gated.lock.withLock { waiting = .nothing }
         procedure.conditionGateDidOpen()
     }
 
     // MARK: - Observing the procedure
 
     func didCancel(_ procedure: Procedure, errors: [any Error]) {
-        let (produced, request) = lock.withLock { () -> ([Procedure], ExclusivityRequest?) in
+        let (produced, request) = gated.lock.withLock { () -> ([Procedure], ExclusivityRequest?) in
             stopped = true
             waiting = .nothing
             defer { self.produced = [] }
@@ -279,7 +282,7 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
     }
 
     func didFinish(_ procedure: Procedure, errors: [any Error]) {
-        let request = lock.withLock { () -> ExclusivityRequest? in
+        let request = gated.lock.withLock { () -> ExclusivityRequest? in
             stopped = true
             waiting = .nothing
             produced = []

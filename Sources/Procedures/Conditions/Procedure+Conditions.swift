@@ -21,7 +21,7 @@ extension Procedure {
             if let gate = state.gate {
                 gate.conditions.append(condition)
             } else {
-                let gate = ConditionGate(lock: lock)
+                let gate = ConditionGate(gating: self)
                 gate.conditions.append(condition)
                 state.gate = gate
             }

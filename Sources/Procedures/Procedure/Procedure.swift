@@ -49,7 +49,7 @@ import Synchronization
 open class Procedure: Operation, @unchecked Sendable {
     // @unchecked: `state`, `instrumentation` and `progressStorage` are read and written only
     // under `lock`; `memberSlot` is atomic.
-    let lock = Lock()
+    let lock = InlineLock()
     // Always accessed under `lock`, so Swift's dynamic exclusivity checks (about 100
     // instructions each, a dozen times per procedure) add nothing but cost.
     @exclusivity(unchecked) var state = ProcedureState()

@@ -1,5 +1,6 @@
 import Foundation
 import ProceduresSupport
+import Synchronization
 
 /// An `OperationQueue` for procedures (plain `Operation`s are welcome too).
 ///
@@ -41,7 +42,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     // is immutable and locks for itself; `idle` is an NSCondition used only to wake
     // `waitUntilAllOperationsAreFinished`. (The lock also makes the runtime's exclusivity
     // checks redundant: where they showed in profiles they are off.)
-    private let lock = Lock()
+    private let lock = InlineLock()
     let scheduler: ProcedureScheduler
     /// Every unfinished operation added to the queue (a plain operation's entry is the runner
     /// that starts it). Each member knows its index, so removal is a swap with the last: no
@@ -51,6 +52,9 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     /// rare; the table catches a second add of one).
     @exclusivity(unchecked) private var plainMembers: [ObjectIdentifier: PlainOperationRunner] = [:]
     private weak var storedDelegate: (any ProcedureQueueDelegate)?
+    /// Whether a delegate was ever set: without one, a finishing procedure takes no lock to
+    /// find out that there is nobody to tell (the queue's lock is its busiest).
+    private let hadDelegate = Atomic<Bool>(false)
     /// The last barrier block's procedure; operations added after it depend on it. It depends
     /// on every earlier operation, including the previous barrier.
     @exclusivity(unchecked) private var pendingBarrier: BarrierProcedure?
@@ -67,7 +71,10 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     /// Told about additions and finishes. Held weakly.
     public var delegate: (any ProcedureQueueDelegate)? {
         get { lock.withLock { storedDelegate } }
-        set { lock.withLock { storedDelegate = newValue } }
+        set {
+            lock.withLock { storedDelegate = newValue }
+            if newValue != nil { hadDelegate.store(true, ordering: .releasing) }
+        }
     }
 
     // MARK: - Settings (all served by the queue's own scheduler)
@@ -224,7 +231,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
 
     func procedureWillFinish(_ procedure: Procedure, errors: [any Error]) {
         // The delegate was not told about the barrier's addition either.
-        guard !(procedure is BarrierProcedure), let delegate else { return }
+        guard hadDelegate.load(ordering: .acquiring), !(procedure is BarrierProcedure), let delegate else { return }
         if procedure is PlainOperationRunner { return }  // told once it has finished
         delegate.procedureQueue(self, willFinish: procedure, withErrors: errors)
     }
