@@ -74,8 +74,10 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         /// True while `init` adopts the children it was given; they are reported to the
         /// will-add and did-add observers when the group starts them.
         var adoptingInitialChildren = false
-        /// The children given to `init`, until the group starts them and reports them.
-        var initialChildren: [Operation] = []
+        /// How many of the first `children` were given to `init` (children are only ever
+        /// removed as they are refused, from the end, during their own adoption), until the
+        /// group starts them and reports them.
+        var initialChildCount = 0
         /// The runners of the plain-`Operation` children that have not finished, by child.
         var runners: [ObjectIdentifier: PlainOperationRunner] = [:]
         /// Counts suspension decisions, so the scheduler applies only the latest of two
@@ -138,6 +140,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         group.awaitsFinishCall = !finishesAutomatically  // not shared yet: no lock needed
         group.adoptingInitialChildren = true  // not shared yet: no lock needed
         addChildren(operations)
+        group.initialChildCount = group.children.count
         group.adoptingInitialChildren = false
     }
 
@@ -281,7 +284,6 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
             guard !group.isFinishing else { return (false, group.adoptingInitialChildren) }
             group.children.append(child)
             group.unfinishedChildren += 1
-            if group.adoptingInitialChildren { group.initialChildren.append(child) }
             return (true, group.adoptingInitialChildren)
         }
         // Children given to init are reported when the group starts them; the others now,
@@ -300,8 +302,6 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
             groupLock.withLock {
                 group.unfinishedChildren -= 1
                 if let index = group.children.lastIndex(where: { $0 === child }) { group.children.remove(at: index) }
-                // A refused child given to init is never reported to the add observers.
-                if let index = group.initialChildren.lastIndex(where: { $0 === child }) { group.initialChildren.remove(at: index) }
             }
             send(.perform { [self] in finishIfDone() })
             return
@@ -356,11 +356,12 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     func startChildren() {
         // Runs among the group's callbacks (execute, or the start of a cancelled group).
         scheduler.setHolder(self)  // until the group finishes (see finishIfDone)
-        let initial = groupLock.withLock { () -> [Operation] in
-            defer { group.initialChildren = [] }
-            return group.initialChildren
+        // Only observers need the list: most groups have none, and then no array is made.
+        let observers = self.observers
+        let initial = groupLock.withLock { () -> ArraySlice<Operation> in
+            defer { group.initialChildCount = 0 }
+            return observers.isEmpty ? [] : group.children.prefix(group.initialChildCount)
         }
-        let observers = initial.isEmpty ? [] : self.observers
         for child in initial {
             for observer in observers { observer.procedure(self, willAdd: child) }
         }
