@@ -37,7 +37,7 @@ final class ProcedureScheduler: @unchecked Sendable {
     @exclusivity(unchecked) private var parkedGates: [Procedure] = []
     @exclusivity(unchecked) private(set) var underlyingQueue: DispatchQueue?
     @exclusivity(unchecked) private(set) var qualityOfService: QualityOfService = .default
-    @exclusivity(unchecked) private var target: DispatchQueue = .global()
+    @exclusivity(unchecked) private var target: DispatchQueue = GlobalQueues.default
     /// The group whose children this scheduler runs, if any (see `slotReleased`).
     /// The group running on this scheduler, from when it starts its children until it
     /// finishes (it sets and clears it). Strong, not weak: a weak reference gives the group a
@@ -130,12 +130,22 @@ final class ProcedureScheduler: @unchecked Sendable {
 
     static func globalQueue(for qos: QualityOfService) -> DispatchQueue {
         switch qos {
-        case .userInteractive: return .global(qos: .userInteractive)
-        case .userInitiated: return .global(qos: .userInitiated)
-        case .utility: return .global(qos: .utility)
-        case .background: return .global(qos: .background)
-        default: return .global()
+        case .userInteractive: return GlobalQueues.userInteractive
+        case .userInitiated: return GlobalQueues.userInitiated
+        case .utility: return GlobalQueues.utility
+        case .background: return GlobalQueues.background
+        default: return GlobalQueues.default
         }
+    }
+
+    /// Dispatch's global queues, looked up once: on corelibs `DispatchQueue.global(qos:)`
+    /// makes a new wrapper object at every call, and every group makes a scheduler.
+    private enum GlobalQueues {
+        static let userInteractive = DispatchQueue.global(qos: .userInteractive)
+        static let userInitiated = DispatchQueue.global(qos: .userInitiated)
+        static let utility = DispatchQueue.global(qos: .utility)
+        static let background = DispatchQueue.global(qos: .background)
+        static let `default` = DispatchQueue.global()
     }
 
     /// How many procedures hold a slot, and how many wait for one.
