@@ -365,14 +365,18 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         for child in initial {
             for observer in observers { observer.procedure(self, willAdd: child) }
         }
-        groupLock.withLock { group.markStarted() }
+        let childless = groupLock.withLock { () -> Bool in
+            group.markStarted()
+            return group.unfinishedChildren == 0
+        }
         applySuspension()
         for child in initial {
             for observer in observers { observer.procedure(self, didAdd: child) }
         }
-        // Checked after execute() returns, so children a subclass adds after calling
+        // With children, the last one to finish has the group check whether it is done. Without,
+        // the group checks after execute() returns, so children a subclass adds after calling
         // super.execute() still count.
-        post(.perform { [self] in finishIfDone() })
+        if childless { post(.perform { [self] in finishIfDone() }) }
     }
 
     /// A group finishes when its last child does; `finish()` from outside is misuse, unless
