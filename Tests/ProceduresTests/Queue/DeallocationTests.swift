@@ -58,6 +58,47 @@ extension DeallocationTests {
         XCTAssertNil(weakB, "the dependent leaked")
     }
 
+    private struct Failure: Error {}
+
+    /// A group's scheduler holds the group while it runs: every way a group can end breaks
+    /// that hold, so groups that were cancelled (before and while running), retried, repeated
+    /// with a wait, or left childless are all released.
+    func testGroupsAreReleasedHoweverTheyEnd() {
+        var refs: [WeakRef] = []
+        do {
+            let queue = ProcedureQueue()
+            let cancelledEarly = GroupProcedure(operations: [BlockProcedure {}])
+            cancelledEarly.cancel()
+            let cancelledRunning = GroupProcedure(operations: [DelayProcedure(by: 3600)])
+            cancelledRunning.addWillExecuteBlockObserver { group in
+                DispatchQueue.global().async { group.cancel() }
+            }
+            var attempt = 0
+            let retry = RetryProcedure(maxAttempts: 2) { () -> BlockProcedure in
+                attempt += 1
+                return attempt == 1 ? BlockProcedure { throw Failure() } : BlockProcedure {}
+            }
+            var repeats = 0
+            let repeatWithWait = RepeatProcedure(max: 2, wait: .constant(0.001)) { () -> BlockProcedure? in
+                repeats += 1
+                return BlockProcedure {}
+            }
+            let childless = GroupProcedure(operations: [])
+            let groups: [Procedure] = [cancelledEarly, cancelledRunning, retry, repeatWithWait, childless]
+            refs = [WeakRef(cancelledEarly, "cancelled before it started"),
+                    WeakRef(cancelledRunning, "cancelled while running"), WeakRef(retry, "retry"),
+                    WeakRef(repeatWithWait, "repeat with a wait"), WeakRef(childless, "childless"),
+                    WeakRef(queue, "queue")]
+            queue.addOperations(groups, waitUntilFinished: false)
+            wait(forAll: groups)
+        }
+        let finalRefs = refs
+        let released = XCTNSPredicateExpectation(
+            predicate: NSPredicate { _, _ in finalRefs.allSatisfy { $0.object == nil } }, object: nil)
+        let result = XCTWaiter().wait(for: [released], timeout: 10)
+        XCTAssertEqual(result, .completed, "still alive: \(refs.filter { $0.object != nil }.map(\.name))")
+    }
+
     private final class WeakRef: @unchecked Sendable {
         weak var object: AnyObject?
         let name: String
