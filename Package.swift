@@ -8,9 +8,9 @@ import PackageDescription
 // the loops that keep callbacks off the stack. ProceduresFutures is usable on its own.
 let package = Package(
     name: "Procedures",
-    // The async API (Task, continuations) needs these on Apple platforms; Linux has no minimum.
-    // Only Linux is built and tested here.
-    platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6)],
+    // The Synchronization module (`Atomic`, and `Mutex` in every procedure's lock) needs these
+    // on Apple platforms; Linux has no minimum. Only Linux is built and tested here.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Procedures", targets: ["Procedures"]),
         .library(name: "ProceduresFutures", targets: ["ProceduresFutures"]),
