@@ -343,7 +343,11 @@ struct ProcedureLifecycle {
         case .finishing, .finished: return nil
         }
         stage = .finishing(running)
-        errors.append(contentsOf: finishErrors ?? [])
+        // Most procedures finish without errors: skip the append, which costs an allocation
+        // check even for two empty arrays.
+        if let finishErrors, !finishErrors.isEmpty {
+            if errors.isEmpty { errors = finishErrors } else { errors.append(contentsOf: finishErrors) }
+        }
         return (errors, owner)
     }
 
