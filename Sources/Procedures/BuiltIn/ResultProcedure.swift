@@ -23,7 +23,7 @@ open class ResultProcedure<Output: Sendable>: Procedure, OutputProcedure, @unche
         case asynchronous(@Sendable () async throws -> Output)
     }
     private let body: Body
-    private let outputLock = Lock()
+    private let outputLock = InlineLock()
     private var storedOutput: Output?
     private var task: Task<Void, Never>?
 

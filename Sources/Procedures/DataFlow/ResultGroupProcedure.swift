@@ -30,7 +30,7 @@ import ProceduresSupport
 /// Subclasses that override ``procedureWillFinish(withErrors:)`` must call `super`.
 open class ResultGroupProcedure<Output: Sendable>: GroupProcedure, OutputProcedure, @unchecked Sendable {
     // @unchecked: `pending` and `published` are guarded by `outputLock`.
-    private let outputLock = Lock()
+    private let outputLock = InlineLock()
     private var pending: Output?
     private var published: Output?
 

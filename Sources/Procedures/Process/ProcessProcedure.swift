@@ -121,7 +121,7 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
 
     private let outputLines: StreamPromise<String>
     private let errorLines: StreamPromise<String>
-    private let childLock = Lock()
+    private let childLock = InlineLock()
     private var child: ChildProcess?
 
     /// Runs `executable` with `arguments`.

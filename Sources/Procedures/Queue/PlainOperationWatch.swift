@@ -14,7 +14,7 @@ enum PlainOperationWatch {
 
     private final class Once: @unchecked Sendable {
         // @unchecked: `body` is guarded by `lock`.
-        private let lock = Lock()
+        private let lock = InlineLock()
         private var body: (@Sendable () -> Void)?
 
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
