@@ -231,7 +231,9 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
 
     func procedureWillFinish(_ procedure: Procedure, errors: [any Error]) {
         // The delegate was not told about the barrier's addition either.
-        guard hadDelegate.load(ordering: .acquiring), !(procedure is BarrierProcedure), let delegate else { return }
+        guard hadDelegate.load(ordering: .acquiring), !(procedure is BarrierProcedure), let delegate else {
+            return
+        }
         if procedure is PlainOperationRunner { return }  // told once it has finished
         delegate.procedureQueue(self, willFinish: procedure, withErrors: errors)
     }

@@ -38,8 +38,7 @@ final class ProcedureScheduler: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var underlyingQueue: DispatchQueue?
     @exclusivity(unchecked) private(set) var qualityOfService: QualityOfService = .default
     @exclusivity(unchecked) private var target: DispatchQueue = GlobalQueues.default
-    /// The group whose children this scheduler runs, if any (see `slotReleased`).
-    /// The group running on this scheduler, from when it starts its children until it
+    /// The group whose children this scheduler runs, from when it starts its children until it
     /// finishes (it sets and clears it). Strong, not weak: a weak reference gives the group a
     /// side table, after which every retain and release of it takes the slow path (about
     /// 3,500 instructions per group).
