@@ -33,6 +33,12 @@ extension ProcedureQueue {
     }
 
     private func runToFinish(_ procedure: Procedure) async throws {
+        // When the procedure finishes before this task has suspended, Swift's runtime lets the
+        // task carry on on its own thread through an atomic of its own, which ThreadSanitizer
+        // does not see: it would then report what the procedure wrote and the caller reads
+        // next (a download's data) as a race. Reading the procedure's state under its lock,
+        // which the finish released after that work, gives the order a visible edge.
+        defer { _ = procedure.isFinished }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 procedure.addDidFinishBlockObserver { procedure, errors in

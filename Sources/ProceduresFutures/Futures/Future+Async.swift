@@ -16,7 +16,11 @@ extension Future {
             } onCancel: {
                 token.cancel()
             }
-            return try result.get()
+            // Read again under the future's lock: a continuation resumed before the task
+            // suspended lets it carry on through an atomic of Swift's runtime that
+            // ThreadSanitizer does not see; the lock orders what the producer wrote before
+            // completing it before what this task does next.
+            return try (self.result ?? result).get()
         }
     }
 

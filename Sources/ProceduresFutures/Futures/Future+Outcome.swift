@@ -21,13 +21,15 @@ extension Future {
         get async {
             if let result { return result }
             let token = cancellationToken()
-            return await withTaskCancellationHandler {
+            let awaited = await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<FutureResult<Value>, Never>) in
                     onComplete(context: .immediate) { continuation.resume(returning: $0) }
                 }
             } onCancel: {
                 token.cancel()
             }
+            // Read again under the future's lock, for ThreadSanitizer (see `value`).
+            return self.result ?? awaited
         }
     }
 }
