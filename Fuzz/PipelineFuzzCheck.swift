@@ -12,10 +12,15 @@ enum PipelineFuzzCheck {
             _ = PipelineGraph(pipeline: pipeline).dot
         } catch {
             require(!error.lines.isEmpty, "an error without a message")
+            // A message may quote the input (an unknown field's name), so a marker the input
+            // itself contains proves nothing.
+            let text = String(decoding: data, as: UTF8.self)
+            let dumps = ["(location:", "FoundationEssentials", "Optional(", "DecodingError", "CodingKeys"]
+                .filter { !text.contains($0) }
             for line in error.lines {
                 require(line.hasPrefix(file + ":"), "a problem that does not name the file: \(line)")
                 // Messages are written for people: no Swift value dumps.
-                for dump in ["(location:", "FoundationEssentials", "Optional(", "DecodingError", "CodingKeys"] {
+                for dump in dumps {
                     require(!line.contains(dump), "a message with a Swift dump: \(line)")
                 }
             }

@@ -29,7 +29,9 @@ final class FuzzRegressionReplayTests: XCTestCase {
                 XCTAssertFalse(error.lines.isEmpty, name)
                 for line in error.lines {
                     XCTAssertNotNil(line.range(of: #"^fuzz\.json:[0-9]+:[0-9]+: "#, options: .regularExpression), "\(name): not located: \(line)")
-                    for dump in ["(location:", "FoundationEssentials", "Optional(", "DecodingError"] {
+                    // A marker the input itself contains may be quoted (an unknown field's name).
+                    for dump in ["(location:", "FoundationEssentials", "Optional(", "DecodingError"]
+                    where !String(decoding: data, as: UTF8.self).contains(dump) {
                         XCTAssertFalse(line.contains(dump), "\(name): \(line)")
                     }
                 }

@@ -26,7 +26,9 @@ final class FuzzRegressionTests: StepsTestCase {
             for line in result.errorLines {
                 XCTAssertNotNil(line.range(of: "^" + NSRegularExpression.escapedPattern(for: input.path) + ":[0-9]+:[0-9]+: ", options: .regularExpression),
                     "\(input.lastPathComponent): not located: \(line)")
-                for dump in ["(location:", "FoundationEssentials", "Optional(", "DecodingError"] {
+                // A marker the input itself contains may be quoted (an unknown field's name).
+                let text = String(decoding: try Data(contentsOf: input), as: UTF8.self)
+                for dump in ["(location:", "FoundationEssentials", "Optional(", "DecodingError"] where !text.contains(dump) {
                     XCTAssertFalse(line.contains(dump), "\(input.lastPathComponent): \(line)")
                 }
             }
