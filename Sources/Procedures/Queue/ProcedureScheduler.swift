@@ -189,7 +189,7 @@ final class ProcedureScheduler: @unchecked Sendable {
     /// Under `lock`: the holder, if it must ask for its slot again (once).
     private func holderToReacquire() -> Procedure? {
         guard !holderReacquiring else { return nil }
-        guard let holder else {  // gone: nothing to wait for
+        guard let holder else {  // finishing: nothing to wait for
             holderReleased = false
             return nil
         }

@@ -35,6 +35,17 @@ final class AwaitOrderTests: XCTestCase {
         var written = 0
     }
 
+    /// A future that another thread succeeds with `value` right after writing it to the box.
+    private static func writtenThenSucceeded(_ value: Int) -> (Box, Future<Int>) {
+        let box = Box()
+        let promise = Promise<Int>()
+        DispatchQueue.global().async {
+            box.written = value
+            promise.succeed(value)
+        }
+        return (box, promise.future)
+    }
+
     func testWhatAProcedureWroteBeforeFinishingIsSeenAfterAwaitingIt() async throws {
         let queue = ProcedureQueue()
         for index in 1...stressIterations(2_000) {
@@ -46,26 +57,16 @@ final class AwaitOrderTests: XCTestCase {
 
     func testWhatWasWrittenBeforeAFutureCompletedIsSeenAfterAwaitingIt() async throws {
         for index in 1...stressIterations(2_000) {
-            let box = Box()
-            let promise = Promise<Int>()
-            DispatchQueue.global().async {
-                box.written = index
-                promise.succeed(index)
-            }
-            let value = try await promise.future.value
+            let (box, future) = Self.writtenThenSucceeded(index)
+            let value = try await future.value
             XCTAssertEqual(box.written, value)
         }
     }
 
     func testWhatWasWrittenBeforeAFutureCompletedIsSeenAfterAwaitingItsOutcome() async {
         for index in 1...stressIterations(2_000) {
-            let box = Box()
-            let promise = Promise<Int>()
-            DispatchQueue.global().async {
-                box.written = index
-                promise.succeed(index)
-            }
-            guard case .success(let value) = await promise.future.outcome else { return XCTFail("not a success") }
+            let (box, future) = Self.writtenThenSucceeded(index)
+            guard case .success(let value) = await future.outcome else { return XCTFail("not a success") }
             XCTAssertEqual(box.written, value)
         }
     }
