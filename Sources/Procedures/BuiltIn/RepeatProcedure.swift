@@ -64,22 +64,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
     public let clock: any ProcedureClock
 
     private var nextFromIterator: () -> RepeatProcedurePayload<T>?
-    @exclusivity(unchecked) private var iteration = Iteration()
-
-    private struct Iteration {
-        var count = 0
-        /// How many operations have finished (the progress counts them).
-        var finished = 0
-        var current: T?
-        var previous: T?
-        /// The wait before `current`, if it has one (for ``Procedure/waitingReason``).
-        var pause: DelayProcedure?
-        var configure: (@Sendable (T) -> Void)?
-        /// The input given to the repeat (when `T` is an ``InputProcedure``), and what hands
-        /// it to each new operation; see `RepeatProcedure+DataFlow.swift`.
-        var input: (any Sendable)?
-        var applyInput: (@Sendable (T) -> Void)?
-    }
+    @exclusivity(unchecked) private var iteration = RepeatIteration()
 
     /// Repeats the payloads of `iterator` (each may bring its own wait and configure block).
     public convenience init(
@@ -125,9 +110,9 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
     /// How many operations have been added so far, the running one included.
     public final var count: Int { lock.withLock { iteration.count } }
     /// The operation added last (running, waiting to run, or finished with the repeat).
-    public final var current: T? { lock.withLock { iteration.current } }
+    public final var current: T? { lock.withLock { iteration.current }.map { unsafeDowncast($0, to: T.self) } }
     /// The operation added before ``current``.
-    public final var previous: T? { lock.withLock { iteration.previous } }
+    public final var previous: T? { lock.withLock { iteration.previous }.map { unsafeDowncast($0, to: T.self) } }
 
     /// Its progress counts operations (a retry's, attempts): those finished, of `max`
     /// (indeterminate without one). The repeat is complete when it finishes, whatever `max` says.
@@ -138,6 +123,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
     /// Adds `block` to what runs on each operation before it is added (after the blocks
     /// already there). Operations added already are not affected.
     public final func appendConfigureBlock(_ block: @escaping @Sendable (T) -> Void) {
+        let block = Self.erase(block)
         lock.withLock {
             guard let existing = iteration.configure else {
                 iteration.configure = block
@@ -152,7 +138,13 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
 
     /// Replaces every configure block with `block`.
     public final func replaceConfigureBlock(_ block: @escaping @Sendable (T) -> Void) {
+        let block = Self.erase(block)
         lock.withLock { iteration.configure = block }
+    }
+
+    /// `block` as a block on any operation: the repeat only ever hands it its own `T`s.
+    private static func erase(_ block: @escaping @Sendable (T) -> Void) -> @Sendable (Operation) -> Void {
+        { operation in block(unsafeDowncast(operation, to: T.self)) }
     }
 
     /// Runs the configure blocks on `operation`, in the order they were appended (a payload's
@@ -171,6 +163,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
 
     /// Stores the repeat's input and the block that gives it to each new operation.
     final func setInputForOperations(_ input: (any Sendable)?, apply: @escaping @Sendable (T) -> Void) {
+        let apply = Self.erase(apply)
         lock.withLock {
             iteration.input = input
             iteration.applyInput = apply
@@ -211,10 +204,11 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
 
     override func handleOperationFinished(_ child: Operation, errors: [any Error]) {
         // Only the current operation moves the repeat on; its waits are children too.
-        guard let operation = child as? T, operation === lock.withLock({ iteration.current }) else {
+        guard child === lock.withLock({ iteration.current }) else {
             super.handleOperationFinished(child, errors: errors)
             return
         }
+        let operation = unsafeDowncast(child, to: T.self)  // `current` is always a `T`
         lock.withLock { iteration.finished += 1 }
         progressSourceDidChange()
         var continuing = false
@@ -271,6 +265,25 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
         releaseSlot()
         addChildren([pause, slot, operation])
     }
+}
+
+/// A repeat's iteration state. Not generic on purpose: in the repeat's generic code every
+/// access to a `T?` or to a struct nested in the generic class asks the runtime for that
+/// type's metadata (a hashed lookup of about 400 instructions), several times per operation.
+/// The repeat only ever stores its own `T`s here, and casts them back without a check.
+private struct RepeatIteration {
+    var count = 0
+    /// How many operations have finished (the progress counts them).
+    var finished = 0
+    var current: Operation?
+    var previous: Operation?
+    /// The wait before `current`, if it has one (for ``Procedure/waitingReason``).
+    var pause: DelayProcedure?
+    var configure: (@Sendable (Operation) -> Void)?
+    /// The input given to the repeat (when `T` is an ``InputProcedure``), and what hands
+    /// it to each new operation; see `RepeatProcedure+DataFlow.swift`.
+    var input: (any Sendable)?
+    var applyInput: (@Sendable (Operation) -> Void)?
 }
 
 extension RepeatProcedure: ClockWaiting {

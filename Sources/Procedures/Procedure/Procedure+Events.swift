@@ -39,7 +39,6 @@ extension Procedure {
         case .execute: handleExecute()
         case .finish: handleFinish()
         case .produce(let operation): handleProduce(operation)
-        case .lateDidFinish(let observer): observer.didFinish(self, errors: errors)
         case .operationFinished(let operation, let errors): handleOperationFinished(operation, errors: errors)
         case .perform(let work): work()
         }

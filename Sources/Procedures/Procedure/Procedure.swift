@@ -468,7 +468,9 @@ open class Procedure: Operation, @unchecked Sendable {
             state.observers.append(observer)
             return false
         }
-        if late { send(.lateDidFinish(observer)) }
+        // A closure, not an event case of its own: an existential payload would make every
+        // event an address-only value, copied through the runtime's value witnesses.
+        if late { send(.perform { [self] in observer.didFinish(self, errors: errors) }) }
     }
 
     /// The observers, copied under the lock so they can be called without it.

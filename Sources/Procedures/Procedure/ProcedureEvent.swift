@@ -6,6 +6,10 @@ import Foundation
 /// inside the handling of one of these events, and a procedure handles its events one at a
 /// time, in the order they were queued. That is the whole of the "callbacks never overlap"
 /// guarantee: see ``EventMailbox``.
+///
+/// Every payload is a reference or a closure: a payload such as an existential would make
+/// the enum address-only, and each of the several copies an event goes through would then
+/// call the runtime's value witnesses.
 enum ProcedureEvent {
     /// Will-cancel hooks, the cancelled flag, then did-cancel hooks.
     case cancel(errors: [any Error])
@@ -18,12 +22,11 @@ enum ProcedureEvent {
     case finish
     /// Will-add observers, adding the operation to the queue, did-add observers.
     case produce(Operation)
-    /// Late did-finish delivery to an observer added after the procedure finished.
-    case lateDidFinish(any ProcedureObserver)
     /// An operation the procedure watches finished (a group gets one per child: a case of its
     /// own, as a closure would cost an allocation each).
     case operationFinished(Operation, errors: [any Error])
-    /// Other framework work that must be serialised with the procedure's callbacks.
+    /// Other framework work that must be serialised with the procedure's callbacks (the late
+    /// did-finish of an observer added after the procedure finished, say).
     case perform(@Sendable () -> Void)
 }
 
