@@ -4,9 +4,9 @@ import Foundation
 //
 // 1. Cancelling the group cancels every child at once, as one act (`cancelTogether`): no
 //    child can start because another was cancelled and finished first. It happens on the
-//    thread that calls `cancel()`, before it returns (`cancellationWasRequested`), so no
-//    child starts uncancelled afterwards; it is repeated, harmlessly, once the group's own
-//    cancel hooks run (`cancellationDidTakeEffect`).
+//    thread that calls `cancel()`, before it returns (`.cancelRequested`), so no child
+//    starts uncancelled afterwards; it is repeated, harmlessly, once the group's own cancel
+//    hooks run (`.cancelTookEffect`).
 // 2. A child added after the cancel is cancelled as it is adopted.
 // 3. A child of a group cancelled with errors gets `ProcedureError.parentCancelled(errors:)`;
 //    a group cancelled without errors cancels its children without errors.
@@ -18,8 +18,10 @@ import Foundation
 // 6. A group released without ever starting cancels its children and lets them drain (they
 //    hold their scheduler, and whoever waits for them must hear that they finished).
 //
-// (The three overrides that hook these rules into the procedure's life must live in the
-// class body; they are at the end of GroupProcedure.swift and only call in here.)
+// (The group's `respond(to:)` hooks these rules into the procedure's life; as an override it
+// must live in the class body, at the end of GroupProcedure.swift. Of its moments
+// (BuiltInMoment.swift), `.cancelRequested` and `.cancelTookEffect` only call in here, and
+// `.startedWhileCancelled` starts the children (rule 4).)
 extension GroupProcedure {
     /// Rules 1 and 4.
     func cancelChildren(parentErrors errors: [any Error]) {

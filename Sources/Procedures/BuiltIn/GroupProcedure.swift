@@ -346,11 +346,6 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         return claim(runner)
     }
 
-    /// A group must not wait for one of its own children.
-    override func canDepend(on operation: Operation) -> Bool {
-        groupLock.withLock { !group.children.contains { $0 === operation } }
-    }
-
     // MARK: - Running and finishing
 
     func startChildren() {
@@ -381,7 +376,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
 
     /// A group finishes when its last child does; `finish()` from outside is misuse, unless
     /// the subclass turned `finishesAutomatically` off (then it is the call the group waits for).
-    override func handlesFinishCalledByHand(errors: [any Error]) -> Bool {
+    private func finishCalledByHand(errors: [any Error]) {
         let accepted = groupLock.withLock { () -> Bool? in
             guard group.awaitsFinishCall else { return nil }
             guard group.finishCallErrors == nil else { return false }
@@ -393,7 +388,6 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         case false?: reportSecondFinish()
         case true?: send(.perform { [self] in finishIfDone() })
         }
-        return true
     }
 
     /// A child finished (told through `procedureDidFinish`, as its owner).
@@ -410,7 +404,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         if last { Trampoline.run { self.send(.perform { [self] in finishIfDone() }) } }
     }
 
-    /// Handles a child's finish among the group's callbacks (`handleOperationFinished`): for
+    /// Handles a child's finish among the group's callbacks (`countOut(_:errors:)`): for
     /// errors, which pass through `transformChildErrors`, and for subclasses that act on
     /// every child.
     func handleChildFinishAmongCallbacks(_ child: Operation, errors: [any Error]) {
@@ -419,7 +413,8 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         Trampoline.run { self.send(.operationFinished(child, errors: errors)) }
     }
 
-    override func handleOperationFinished(_ child: Operation, errors: [any Error]) {
+    /// A child finished: its errors are kept (unless they echo a cancel) and it is counted out.
+    private func countOut(_ child: Operation, errors: [any Error]) {
         if !errors.isEmpty, !isEchoOfGroupCancel(child), let procedure = child as? Procedure {
             let kept = transformChildErrors(withoutSiblingEchoes(errors, of: child), from: procedure)
             groupLock.withLock { group.childErrors.append(contentsOf: kept) }
@@ -443,17 +438,26 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         finishAutomatically(withErrors: errors)
     }
 
-    // MARK: - Cancellation (the rules and their code: GroupProcedure+Cancellation.swift)
+    // MARK: - The group's part in a procedure's life (cancellation's rules and code:
+    // GroupProcedure+Cancellation.swift)
 
-    override func cancellationWasRequested(errors: [any Error]) {
-        cancelChildren(parentErrors: errors)
-    }
-
-    override func cancellationDidTakeEffect(errors: [any Error]) {
-        cancelChildren(parentErrors: errors)  // usually done already; repeating it is harmless
-    }
-
-    override func startWhileCancelled() {
-        startChildren()
+    override func respond(to moment: BuiltInMoment) -> BuiltInResponse {
+        switch moment {
+        case .cancelRequested(let errors):
+            cancelChildren(parentErrors: errors)
+        case .cancelTookEffect(let errors):
+            cancelChildren(parentErrors: errors)  // usually done already; repeating it is harmless
+        case .startedWhileCancelled:
+            startChildren()
+        case .operationFinished(let child, let errors):
+            countOut(child, errors: errors)
+        case .finishCalledByHand(let errors):
+            finishCalledByHand(errors: errors)
+        case .dependencyProposed(let operation):
+            // A group must not wait for one of its own children.
+            let isChild = groupLock.withLock { group.children.contains { $0 === operation } }
+            return isChild ? .handled : super.respond(to: moment)
+        }
+        return .handled
     }
 }

@@ -202,11 +202,12 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
     /// group counts it out (so the repeat has not begun finishing). The default does nothing.
     func didStop(after operation: T, errors: [any Error]) {}
 
-    override func handleOperationFinished(_ child: Operation, errors: [any Error]) {
+    /// A finish of the current operation moves the repeat on; every other moment is the group's.
+    final override func respond(to moment: BuiltInMoment) -> BuiltInResponse {
         // Only the current operation moves the repeat on; its waits are children too.
-        guard child === lock.withLock({ iteration.current }) else {
-            super.handleOperationFinished(child, errors: errors)
-            return
+        guard case .operationFinished(let child, let errors) = moment,
+              child === lock.withLock({ iteration.current }) else {
+            return super.respond(to: moment)
         }
         let operation = unsafeDowncast(child, to: T.self)  // `current` is always a `T`
         lock.withLock { iteration.finished += 1 }
@@ -220,7 +221,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
         }
         if !continuing { didStop(after: operation, errors: errors) }
         // Added before the group counts this child out, so the group does not finish between.
-        super.handleOperationFinished(child, errors: keepsErrors(continuing: continuing) ? errors : [])
+        return super.respond(to: .operationFinished(child, errors: keepsErrors(continuing: continuing) ? errors : []))
     }
 
     private var randomness = SystemRandomNumberGenerator()

@@ -61,7 +61,7 @@ extension Procedure {
         /// handles the queued cancel events. Call it without holding any lock.
         func handle() {
             for operation in plain { operation.cancel() }
-            for (procedure, errors) in requested { procedure.cancellationWasRequested(errors: errors) }
+            for (procedure, errors) in requested { _ = procedure.respond(to: .cancelRequested(errors: errors)) }
             for procedure in toDrain { procedure.drainEvents() }
         }
     }

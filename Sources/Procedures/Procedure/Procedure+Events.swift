@@ -39,7 +39,8 @@ extension Procedure {
         case .execute: handleExecute()
         case .finish: handleFinish()
         case .produce(let operation): handleProduce(operation)
-        case .operationFinished(let operation, let errors): handleOperationFinished(operation, errors: errors)
+        case .operationFinished(let operation, let errors):
+            _ = respond(to: .operationFinished(operation, errors: errors))  // no default
         case .perform(let work): work()
         }
     }
@@ -52,7 +53,7 @@ extension Procedure {
         // on plain-Operation dependencies for it) treats it as ready.
         super.cancel()
         if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.cancelled(errors: errors), self) }
-        cancellationDidTakeEffect(errors: errors)
+        _ = respond(to: .cancelTookEffect(errors: errors))  // no default
         perform(readyAction)
         procedureDidCancel(withErrors: errors)
         for observer in observers { observer.didCancel(self, errors: errors) }
@@ -63,7 +64,7 @@ extension Procedure {
         let (next, observers) = lock.withLock { (state.lifecycle.startDecision, state.observers) }
         switch next {
         case .finish: post(.finish)
-        case .cancelled: startWhileCancelled()
+        case .cancelled: startCancelled()
         case .run:
             for observer in observers { observer.willExecute(self) }
             // A cancel or finish requested meanwhile (by a will-execute observer, or another
@@ -80,7 +81,7 @@ extension Procedure {
     private func handleExecute() {
         switch lock.withLock({ state.lifecycle.beginExecuting() }) {
         case .skip: return
-        case .cancelled: startWhileCancelled()
+        case .cancelled: startCancelled()
         case .execute(let owner):
             let recording = ProcedureInstrumentation.isActive
             if recording { ProcedureInstrumentation.record(.executing, self) }
@@ -89,6 +90,15 @@ extension Procedure {
             CurrentOwner.with(owner) { execute() }
             if recording { ProcedureInstrumentation.record(.executed, self) }
             for observer in observers { observer.didExecute(self) }
+        }
+    }
+
+    /// A procedure cancelled before `execute()` was started: it finishes, unless a built-in
+    /// subclass has work in flight to let finish first.
+    private func startCancelled() {
+        switch respond(to: .startedWhileCancelled) {
+        case .handled: break
+        case .proceed: finishAutomatically()
         }
     }
 

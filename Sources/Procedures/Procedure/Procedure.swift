@@ -191,14 +191,11 @@ open class Procedure: Operation, @unchecked Sendable {
     /// say), it is remembered: `execute()` is then skipped and the procedure finishes as soon
     /// as its queue starts it.
     public final func finish(withErrors errors: [any Error]) {
-        if handlesFinishCalledByHand(errors: errors) { return }
-        if !requestFinish(errors: errors) { reportSecondFinish() }
+        switch respond(to: .finishCalledByHand(errors: errors)) {
+        case .handled: return
+        case .proceed: if !requestFinish(errors: errors) { reportSecondFinish() }
+        }
     }
-
-    /// For procedures whose finishing the framework owns (groups finish when their last child
-    /// does): handles a `finish` called from outside and returns true. The default, false,
-    /// lets the call finish the procedure.
-    func handlesFinishCalledByHand(errors: [any Error]) -> Bool { false }
 
     /// Reports a `finish` called on a procedure that finishes by itself.
     func reportFinishedByHand() {
@@ -263,7 +260,7 @@ open class Procedure: Operation, @unchecked Sendable {
             decided = state.lifecycle.requestCancel(errors: errors) == .post
             return decided ? .cancel(errors: errors) : nil
         }
-        if decided { cancellationWasRequested(errors: errors) }
+        if decided { _ = respond(to: .cancelRequested(errors: errors)) }  // no default
     }
 
     // MARK: - Starting
@@ -320,36 +317,16 @@ open class Procedure: Operation, @unchecked Sendable {
         if lock.withLock({ state.lifecycle.startUnscheduled() }) { send(.start) }
     }
 
-    // Hooks for subclasses in this package. Each means the same for any procedure; groups are
-    // their main user (see GroupProcedure+Cancellation.swift).
+    // The hook for subclasses in this package (BuiltInMoment.swift).
 
-    /// What a procedure that was cancelled before `execute()` does when its queue starts it.
-    /// The default finishes at once; one with work still in flight (a group's children, say)
-    /// lets that finish first.
-    func startWhileCancelled() {
-        finishAutomatically()
-    }
-
-    /// Called among the cancel hooks, before the did-cancel hooks, to pass the cancel on to
-    /// work the procedure owns.
-    func cancellationDidTakeEffect(errors: [any Error]) {}
-
-    /// Called by `cancel()` right after a cancel was decided, on the caller's thread, even if
-    /// the cancel hooks must wait for a running callback: work the procedure owns is cancelled
-    /// here, so that once `cancel()` returns none of it can start uncancelled.
-    func cancellationWasRequested(errors: [any Error]) {}
-
-    /// False for an operation this procedure must not wait for (one it owns, which waits
-    /// for it in turn).
-    func canDepend(on operation: Operation) -> Bool { true }
+    /// Tells a built-in subclass of `moment`; each call site does the moment's default
+    /// behaviour when the answer is `.proceed`. Overrides switch on the moment and pass those
+    /// they do not handle to `super`. The default handles none.
+    func respond(to moment: BuiltInMoment) -> BuiltInResponse { .proceed }
 
     /// True for a procedure that its queue made depend on every operation added before it (a
     /// barrier): cycle detection uses it to skip searches that cannot close a cycle.
     var waitsForEverythingBefore: Bool { false }
-
-    /// Handles an `.operationFinished` event, posted by the procedure's own code when an
-    /// operation it watches finishes, so that the handling is serialised with its callbacks.
-    func handleOperationFinished(_ operation: Operation, errors: [any Error]) {}
 
     // MARK: - Producing
 
@@ -391,7 +368,7 @@ open class Procedure: Operation, @unchecked Sendable {
             reportDependencyMisuse("\(displayName) cannot depend on itself")
             return
         }
-        guard canDepend(on: operation) else {
+        guard respond(to: .dependencyProposed(operation)) == .proceed else {
             reportDependencyMisuse("\(displayName) cannot depend on its own child")
             return
         }

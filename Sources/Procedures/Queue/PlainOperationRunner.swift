@@ -27,11 +27,13 @@ final class PlainOperationRunner: Procedure, @unchecked Sendable {
         runOperation()
     }
 
-    /// Cancelled (by ``ProcedureQueue/cancelAllOperations()``, which cancels the operation
-    /// too): Foundation still starts a cancelled operation, which then finishes at once, so
-    /// that whoever waits for it goes on.
-    override func startWhileCancelled() {
+    /// Started while cancelled (by ``ProcedureQueue/cancelAllOperations()``, which cancels
+    /// the operation too): Foundation still starts a cancelled operation, which then finishes
+    /// at once, so that whoever waits for it goes on.
+    override func respond(to moment: BuiltInMoment) -> BuiltInResponse {
+        guard case .startedWhileCancelled = moment else { return super.respond(to: moment) }
         runOperation()
+        return .handled
     }
 
     private func runOperation() {
