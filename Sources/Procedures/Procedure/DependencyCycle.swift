@@ -32,7 +32,7 @@ extension Procedure {
     }
 
     /// Whether a new cycle through this procedure could pass through `barrier`, a procedure
-    /// that waits for everything its queue held before it (``waitsForEverythingBefore``). Such a cycle ends in a waiter of this
+    /// that waits for everything its queue held before it. Such a cycle ends in a waiter of this
     /// procedure that the barrier waits for, so not one that waits for the barrier itself (if
     /// it did, it and the barrier would already form a cycle, found when that one closed).
     /// Without this test, every link of a chain added dependents-first behind a pending
@@ -58,7 +58,9 @@ extension Procedure {
             }
             if next === start { return path.map(\.procedure) }
             guard visited.insert(ObjectIdentifier(next)).inserted else { continue }
-            if next.waitsForEverythingBefore, !start.mayCloseACycle(through: next) { continue }
+            // A barrier depends on everything added before it: most searches through one
+            // cannot close a cycle.
+            if next is BarrierProcedure, !start.mayCloseACycle(through: next) { continue }
             path.append((next, next.waitingDependencies))
         }
         return nil

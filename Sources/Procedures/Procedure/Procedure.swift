@@ -324,10 +324,6 @@ open class Procedure: Operation, @unchecked Sendable {
     /// they do not handle to `super`. The default handles none.
     func respond(to moment: BuiltInMoment) -> BuiltInResponse { .proceed }
 
-    /// True for a procedure that its queue made depend on every operation added before it (a
-    /// barrier): cycle detection uses it to skip searches that cannot close a cycle.
-    var waitsForEverythingBefore: Bool { false }
-
     // MARK: - Producing
 
     /// Adds `operation` to the queue this procedure runs on, with will-add and did-add

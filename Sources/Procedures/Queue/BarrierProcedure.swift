@@ -14,8 +14,6 @@ final class BarrierProcedure: Procedure, @unchecked Sendable {
         name = "barrier"
     }
 
-    override var waitsForEverythingBefore: Bool { true }
-
     override func execute() {
         block?()
         finish()
