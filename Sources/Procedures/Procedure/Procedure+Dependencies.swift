@@ -15,11 +15,6 @@ extension Procedure {
 
     // MARK: - Waiting for dependencies
 
-    /// A refused claim, as an `Error` so that it can travel in a `Result`.
-    struct ClaimFailure: Error {
-        let result: ClaimResult
-    }
-
     enum ClaimResult: Sendable {
         case claimed
         case alreadyInThisQueue
@@ -33,34 +28,53 @@ extension Procedure {
     /// (possibly before this returns) it asks the owner's scheduler for a slot, or, without
     /// an owner, starts. Returns what happened; it never calls back into the owner.
     func claim(owner: (any ProcedureOwner)?) -> ClaimResult {
-        let claimed = lock.withLock { () -> Result<([Procedure], Bool), ClaimFailure> in
+        let step = lock.withLock { () -> ClaimStep in
             // The claim's own extra count holds the procedure while it registers with its
             // dependencies, so a dependency finishing meanwhile cannot release it early.
             switch state.lifecycle.claim(owner: owner, dependencies: state.dependencies.count) {
-            case .claimed: return .success((state.dependencies, state.hasPlainDependencies))
-            case .refused(let result): return .failure(ClaimFailure(result: result))
+            case .refused(let result):
+                return .refused(result)
+            case .claimed:
+                // Plain operations this one depends on: a plain OperationQueue starting it has
+                // waited for them already; for everyone else they are watched through their
+                // completion.
+                let waitsForPlain = owner != nil && state.hasPlainDependencies
+                guard state.dependencies.isEmpty && !waitsForPlain else {
+                    return .register(state.dependencies, waitsForPlain: waitsForPlain)
+                }
+                // Nothing to register with (most procedures): the count goes back at once.
+                return .ready(state.lifecycle.dependenciesFinished())
             }
         }
-        let dependencies: [Procedure]
-        let hasPlainDependencies: Bool
-        switch claimed {
-        case .success(let value): (dependencies, hasPlainDependencies) = value
-        case .failure(let failure): return failure.result
-        }
+        if case .refused(let result) = step { return result }
         if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.enqueued, self, owner: owner) }
-        var alreadyFinished = 1  // the gate's own count
-        for dependency in dependencies where !dependency.addWaiter(self) {
-            alreadyFinished += 1
+        switch step {
+        case .refused(let result):
+            return result
+        case .ready(let readyAction):
+            perform(readyAction)
+        case .register(let dependencies, let waitsForPlain):
+            var alreadyFinished = 1  // the claim's own count
+            for dependency in dependencies where !dependency.addWaiter(self) {
+                alreadyFinished += 1
+            }
+            if waitsForPlain { waitForPlainDependencies() }
+            let (readyAction, stillWaiting) = lock.withLock {
+                (state.lifecycle.dependenciesFinished(alreadyFinished), state.phase == .waiting)
+            }
+            if stillWaiting { Procedure.checkForCycle(through: self) }
+            perform(readyAction)
         }
-        // Plain operations this one depends on: a plain OperationQueue starting it has waited
-        // for them already; for everyone else they are watched through their completion.
-        if owner != nil && hasPlainDependencies { waitForPlainDependencies() }
-        let (readyAction, stillWaiting) = lock.withLock {
-            (state.lifecycle.dependenciesFinished(alreadyFinished), state.phase == .waiting)
-        }
-        if stillWaiting { Procedure.checkForCycle(through: self) }
-        perform(readyAction)
         return .claimed
+    }
+
+    /// What a claim does once the lifecycle accepted or refused it.
+    private enum ClaimStep {
+        case refused(ClaimResult)
+        /// It waits for nothing: this is what becoming ready asks for.
+        case ready(ReadyAction?)
+        /// It waits for these procedures (and, if so, plain operations) first.
+        case register([Procedure], waitsForPlain: Bool)
     }
 
     /// Counts the unfinished plain-Operation dependencies as unfinished dependencies and
