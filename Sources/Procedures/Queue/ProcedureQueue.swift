@@ -26,6 +26,12 @@ import Synchronization
 /// ``ProcedureError/dependencyCycle(names:)`` (so it finishes, and so does everything
 /// waiting on it), and the cycle is reported to ``ProcedureMisuse``.
 ///
+/// The queue lets go of a finished procedure a little after it finishes: the next thread that
+/// adds to the queue releases it (so its memory goes back to the thread that allocated it, which
+/// with glibc's allocator saves a contended lock per block), or, once the queue is idle or
+/// 256 finished procedures wait, the thread that finished the last one does. So a finished
+/// procedure's `deinit` may run on the adding thread.
+///
 /// What differs from Foundation's queue, because corelibs does not let a subclass change it:
 /// - Foundation's `operationCount` and `operations` stay empty: Foundation never holds the
 ///   work. Use ``unfinishedOperationCount`` and ``unfinishedOperations``.
@@ -37,17 +43,16 @@ import Synchronization
 ///   Foundation stops the process when an operation it already holds is enqueued again, and
 ///   offers no way to tell that a plain queue holds it.
 open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
-    // @unchecked: `members`, `plainMembers`, `storedDelegate`, `pendingBarrier`, `idleWaiters`,
-    // `finishedUnreleased` are guarded by `lock`, and each member's `memberIndex` is written under it; `scheduler`
-    // is immutable and locks for itself; `idle` is an NSCondition used only to wake
-    // `waitUntilAllOperationsAreFinished`. (The lock also makes the runtime's exclusivity
-    // checks redundant: where they showed in profiles they are off.)
+    // @unchecked: `members`, `plainMembers`, `storedDelegate`, `pendingBarrier`, `idleWaiters`
+    // and `finishedUnreleased` are guarded by `lock`, and each member's `memberIndex` is
+    // written under it; `scheduler` is immutable and locks for itself; `idle` is an
+    // NSCondition used only to wake `waitUntilAllOperationsAreFinished`. (The lock also makes
+    // the runtime's exclusivity checks redundant: where they showed in profiles they are off.)
     private let lock = InlineLock()
     let scheduler: ProcedureScheduler
-    /// Every unfinished operation added to the queue (a plain operation's entry is the runner
-    /// that starts it). Each member knows its index, so removal is a swap with the last: no
-    /// hashing on the hot path.
-    @exclusivity(unchecked) private var members: [Procedure] = []
+    /// Every unfinished operation added to the queue, oldest first (a plain operation's entry
+    /// is the runner that starts it). O(1) in and out, no hashing: see `MemberList`.
+    @exclusivity(unchecked) private var members = MemberList()
     /// The runners of the plain operations among them, by operation (plain operations are
     /// rare; the table catches a second add of one).
     @exclusivity(unchecked) private var plainMembers: [ObjectIdentifier: PlainOperationRunner] = [:]
@@ -213,7 +218,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         if let barrier { operation.addDependency(barrier) }
         (procedure as? PlainOperationRunner)?.adoptOperationDependencies()
         guard claim(procedure) else {
-            lock.withLock { removeMember(procedure, adoptedElsewhere: true) }
+            _ = lock.withLock { removeMember(procedure, adoptedElsewhere: true) }
             return false
         }
         delegate?.procedureQueue(self, didAdd: operation)
@@ -222,25 +227,17 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
 
     /// Under `lock`.
     private func insertMember(_ procedure: Procedure) {
-        procedure.memberIndex = members.count
         members.append(procedure)
     }
 
-    /// Under `lock`. `adoptedElsewhere`: the add failed, and the procedure's index may be
-    /// another queue's (two queues raced to add it): look for it instead (a misuse's cost).
-    private func removeMember(_ procedure: Procedure, adoptedElsewhere: Bool) {
+    /// Under `lock`; returns the queue's reference to it. `adoptedElsewhere`: the add failed,
+    /// and the procedure's index may be another queue's (two queues raced to add it): look for
+    /// it instead (a misuse's cost).
+    private func removeMember(_ procedure: Procedure, adoptedElsewhere: Bool) -> Procedure? {
         if let runner = procedure as? PlainOperationRunner { plainMembers[ObjectIdentifier(runner.operation)] = nil }
-        var index = procedure.memberIndex
-        if adoptedElsewhere || !(index >= 0 && index < members.count && members[index] === procedure) {
-            guard let found = members.lastIndex(where: { $0 === procedure }) else { return }
-            index = found
-        }
-        let last = members.removeLast()
-        if index < members.count {
-            members[index] = last
-            last.memberIndex = index
-        }
+        let removed = members.remove(procedure, trustIndex: !adoptedElsewhere)
         if !adoptedElsewhere { procedure.memberIndex = -1 }
+        return removed
     }
 
     // MARK: - Finishing
@@ -258,8 +255,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         let operation = (procedure as? PlainOperationRunner)?.operation ?? procedure
         var finished: [Procedure] = []
         let (wake, delegate) = lock.withLock { () -> (Bool, (any ProcedureQueueDelegate)?) in
-            removeMember(procedure, adoptedElsewhere: false)
-            finishedUnreleased.append(procedure)
+            if let removed = removeMember(procedure, adoptedElsewhere: false) { finishedUnreleased.append(removed) }
             if members.isEmpty || finishedUnreleased.count >= Self.unreleasedLimit {
                 swap(&finished, &finishedUnreleased)
             }
@@ -286,23 +282,23 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     /// (pending barriers included). Foundation's `operationCount` does not see them.
     public var unfinishedOperationCount: Int { lock.withLock { members.count } }
 
-    /// The operations added to the queue that have not finished, in no particular order.
+    /// The operations added to the queue that have not finished, in the order they were added.
     public var unfinishedOperations: [Operation] {
-        lock.withLock { members.map { ($0 as? PlainOperationRunner)?.operation ?? $0 } }
+        lock.withLock { members.procedures }.map { ($0 as? PlainOperationRunner)?.operation ?? $0 }
     }
 
-    /// The unfinished members (a plain operation's entry is its runner), in no particular order.
-    var unfinishedMembers: [Procedure] { lock.withLock { members } }
+    /// The unfinished members (a plain operation's entry is its runner), oldest first.
+    var unfinishedMembers: [Procedure] { lock.withLock { members.procedures } }
 
     /// How many procedures wait in this queue for their dependencies or conditions.
     public var waitingProcedureCount: Int {
-        lock.withLock { members }.reduce(0) { $0 + ($1.isWaiting ? 1 : 0) }
+        lock.withLock { members.procedures }.reduce(0) { $0 + ($1.isWaiting ? 1 : 0) }
     }
 
     /// Cancels every unfinished operation in the queue, including waiting procedures and
     /// pending barriers (whose blocks then do not run).
     open override func cancelAllOperations() {
-        let unfinished = lock.withLock { members }
+        let unfinished = lock.withLock { members.procedures }
         // As one act (every cancel decided before any is handled), so that no procedure
         // starts because a dependency was cancelled and finished before it was cancelled too.
         // A plain operation is cancelled with its runner, which then starts it at once.
@@ -332,7 +328,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
                 pendingBarrier = procedure
                 insertMember(procedure)
             }
-            return (pendingBarrier, members)
+            return (pendingBarrier, members.procedures)
         }
         _ = consume previous  // released outside the lock: it may hold the last reference to user state
         procedure.addDependencies(earlier)
