@@ -15,7 +15,8 @@ final class GroupQueue: ProcedureQueue, @unchecked Sendable {
         name = "GroupProcedure"
     }
 
-    override func accept(_ operation: Operation) {
+    /// Makes `operation` a child of the group (or, once the group is gone, runs it here).
+    override func addOperation(_ operation: Operation) {
         if let group { group.adoptChild(operation) } else { enqueue(operation) }
     }
 

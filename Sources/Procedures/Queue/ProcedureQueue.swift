@@ -143,7 +143,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     /// cancelled). Adding a procedure twice, to a second queue, or after it finished is
     /// ignored and reported to ``ProcedureMisuse``.
     open override func addOperation(_ operation: Operation) {
-        accept(operation)
+        enqueue(operation)
     }
 
     /// Adds a `BlockOperation` running `block`.
@@ -160,14 +160,8 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         if wait { for operation in operations { operation.waitUntilFinished() } }
     }
 
-    /// Where an operation added through the public API goes. The default enqueues it; a
-    /// group's queue facade makes it the group's child instead.
-    func accept(_ operation: Operation) {
-        enqueue(operation)
-    }
-
     func addProduced(_ operation: Operation) {
-        accept(operation)
+        enqueue(operation)
     }
 
     /// Adds `operation` to this queue; false if it could not be adopted (the misuse is reported).
