@@ -12,8 +12,9 @@
 /// the stand-in future of one (see ``ConsumerAnchor``).
 @usableFromInline package enum DeferredRelease {
     final class Queue {
-        var objects: [AnyObject] = []
-        var draining = false
+        // Unchecked: one per thread, touched only by its thread.
+        @exclusivity(unchecked) var objects: [AnyObject] = []
+        @exclusivity(unchecked) var draining = false
     }
 
     private static let queues = PerThread { Queue() }

@@ -8,8 +8,10 @@
 /// streams rather than closures.)
 package enum Trampoline {
     private final class Queue {
-        var work: [() -> Void] = []
-        var running = false
+        // Unchecked: one per thread, touched only by its thread, so the runtime's exclusivity
+        // checks (two calls per access) can never fire.
+        @exclusivity(unchecked) var work: [() -> Void] = []
+        @exclusivity(unchecked) var running = false
     }
 
     private static let queues = PerThread { Queue() }

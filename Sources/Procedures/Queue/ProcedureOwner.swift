@@ -26,7 +26,8 @@ protocol ProcedureOwner: AnyObject, Sendable {
 /// Which owner's procedure the current thread is running (for ``ProcedureQueue/current``).
 enum CurrentOwner {
     final class Slot {
-        var owner: (any ProcedureOwner)?
+        // Unchecked: one per thread, touched only by its thread.
+        @exclusivity(unchecked) var owner: (any ProcedureOwner)?
     }
 
     static let perThread = PerThread { Slot() }
