@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresTestSupport
 import ProceduresTesting
 import XCTest
 
@@ -116,5 +117,43 @@ final class FinishedProcedureReleaseTests: ProcedureTestCase {
         let idle = XCTNSPredicateExpectation(
             predicate: NSPredicate { _, _ in releases.snapshot.count == count }, object: nil)
         wait(for: [idle], timeout: 10)
+    }
+
+    /// Two threads add while the queue's workers finish and release: every procedure runs
+    /// once and is released once, whichever thread releases it, and none is left behind.
+    func testThreadsAddingWhileProceduresFinishReleaseEachProcedureOnce() {
+        let rounds = stressIterations(200)
+        let perThread = 50
+        let queue = ProcedureQueue()
+        let releases = Releases()
+        let executed = Counter()
+        for _ in 0..<rounds {
+            ThreadRace.run(
+                skew: Int.random(in: 0..<32),
+                { for _ in 0..<perThread { queue.addOperation(CountingTracked(releases, executed)) } },
+                { for _ in 0..<perThread { queue.addOperation(CountingTracked(releases, executed)) } })
+        }
+        let total = rounds * 2 * perThread
+        let allReleased = XCTNSPredicateExpectation(
+            predicate: NSPredicate { _, _ in releases.snapshot.count == total }, object: nil)
+        wait(for: [allReleased], timeout: 30)
+        XCTAssertEqual(releases.snapshot.count, total)
+        XCTAssertEqual(executed.value, total)
+        XCTAssertEqual(queue.unfinishedOperationCount, 0)
+    }
+
+    private final class CountingTracked: Procedure, @unchecked Sendable {
+        let releases: Releases
+        let executed: Counter
+        init(_ releases: Releases, _ executed: Counter) {
+            self.releases = releases
+            self.executed = executed
+            super.init()
+        }
+        override func execute() {
+            executed.increment()
+            finish()
+        }
+        deinit { releases.record() }
     }
 }
