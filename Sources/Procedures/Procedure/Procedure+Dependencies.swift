@@ -46,14 +46,14 @@ extension Procedure {
                 return .ready(state.lifecycle.dependenciesFinished())
             }
         }
-        if case .refused(let result) = step { return result }
-        if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.enqueued, self, owner: owner) }
         switch step {
         case .refused(let result):
             return result
         case .ready(let readyAction):
+            recordEnqueued(owner: owner)
             perform(readyAction)
         case .register(let dependencies, let waitsForPlain):
+            recordEnqueued(owner: owner)
             var alreadyFinished = 1  // the claim's own count
             for dependency in dependencies where !dependency.addWaiter(self) {
                 alreadyFinished += 1
@@ -66,6 +66,10 @@ extension Procedure {
             perform(readyAction)
         }
         return .claimed
+    }
+
+    private func recordEnqueued(owner: (any ProcedureOwner)?) {
+        if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.enqueued, self, owner: owner) }
     }
 
     /// What a claim does once the lifecycle accepted or refused it.
