@@ -229,8 +229,13 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
             open(procedure)
             return
         }
-        var categories: [String] = []
-        for condition in conditions { categories += condition.mutuallyExclusiveCategories }
+        var categories: [String]
+        if conditions.count == 1 {
+            categories = conditions[0].mutuallyExclusiveCategories  // the usual case: no copy
+        } else {
+            categories = []
+            for condition in conditions { categories += condition.mutuallyExclusiveCategories }
+        }
         guard !categories.isEmpty else {
             open(procedure)
             return

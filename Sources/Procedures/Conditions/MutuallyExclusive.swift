@@ -20,12 +20,14 @@ import Foundation
 /// names it directly. The categories are taken after every condition of the procedure was
 /// satisfied, so a condition's own produced procedures can use the same categories.
 public final class MutuallyExclusive<T>: Condition, @unchecked Sendable {
-    // @unchecked: `category` and `shownCategory` are immutable; the base class locks its own
-    // state.
+    // @unchecked: `category`, `shownCategory` and `categories` are immutable; the base class
+    // locks its own state.
     /// The category this condition claims.
     public let category: String
     /// The category as the name shows it: `T`'s short name, or the category given.
     private let shownCategory: String
+    /// `[category]`, made once: the gate asks for it more than once per procedure.
+    private let categories: [String]
 
     /// Claims the category named after `T` (its full name, so that two types of the same
     /// name in different modules do not share a category). The condition's ``Condition/name``
@@ -33,6 +35,7 @@ public final class MutuallyExclusive<T>: Condition, @unchecked Sendable {
     public override init() {
         self.category = String(reflecting: T.self)
         self.shownCategory = String(describing: T.self)
+        self.categories = [category]
         super.init()
     }
 
@@ -45,6 +48,7 @@ public final class MutuallyExclusive<T>: Condition, @unchecked Sendable {
     init(categoryName: String) {
         self.category = categoryName
         self.shownCategory = categoryName
+        self.categories = [categoryName]
         super.init()
     }
 
@@ -56,7 +60,7 @@ public final class MutuallyExclusive<T>: Condition, @unchecked Sendable {
     }
 
     /// The one category.
-    public override var mutuallyExclusiveCategories: [String] { [category] }
+    public override var mutuallyExclusiveCategories: [String] { categories }
 }
 
 extension MutuallyExclusive where T == Never {
