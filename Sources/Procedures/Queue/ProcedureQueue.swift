@@ -196,7 +196,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
                 // process then); a procedure's is reported by its claim.
                 guard plainMembers.updateValue(runner, forKey: ObjectIdentifier(operation)) == nil else { return nil }
             }
-            insertMember(procedure)
+            members.append(procedure)
             if !finishedUnreleased.isEmpty { swap(&finished, &finishedUnreleased) }
             return (storedDelegate, pendingBarrier)
         }
@@ -217,11 +217,6 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         }
         delegate?.procedureQueue(self, didAdd: operation)
         return true
-    }
-
-    /// Under `lock`.
-    private func insertMember(_ procedure: Procedure) {
-        members.append(procedure)
     }
 
     /// Under `lock`; returns the queue's reference to it. `adoptedElsewhere`: the add failed,
@@ -320,7 +315,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         let (previous, earlier) = lock.withLock { () -> (BarrierProcedure?, [Procedure]) in
             defer {
                 pendingBarrier = procedure
-                insertMember(procedure)
+                members.append(procedure)
             }
             return (pendingBarrier, members.procedures)
         }

@@ -32,13 +32,19 @@ final class FinishedProcedureReleaseTests: ProcedureTestCase {
         var snapshot: (count: Int, thread: pthread_t?) { lock.withLock { (count, thread) } }
     }
 
+    /// Records its deinit in `releases`, and its execution in `executed` if given.
     private final class Tracked: Procedure, @unchecked Sendable {
         let releases: Releases
-        init(_ releases: Releases) {
+        let executed: Counter?
+        init(_ releases: Releases, executed: Counter? = nil) {
             self.releases = releases
+            self.executed = executed
             super.init()
         }
-        override func execute() { finish() }
+        override func execute() {
+            executed?.increment()
+            finish()
+        }
         deinit { releases.record() }
     }
 
@@ -130,8 +136,8 @@ final class FinishedProcedureReleaseTests: ProcedureTestCase {
         for _ in 0..<rounds {
             ThreadRace.run(
                 skew: Int.random(in: 0..<32),
-                { for _ in 0..<perThread { queue.addOperation(CountingTracked(releases, executed)) } },
-                { for _ in 0..<perThread { queue.addOperation(CountingTracked(releases, executed)) } })
+                { for _ in 0..<perThread { queue.addOperation(Tracked(releases, executed: executed)) } },
+                { for _ in 0..<perThread { queue.addOperation(Tracked(releases, executed: executed)) } })
         }
         let total = rounds * 2 * perThread
         let allReleased = XCTNSPredicateExpectation(
@@ -140,20 +146,5 @@ final class FinishedProcedureReleaseTests: ProcedureTestCase {
         XCTAssertEqual(releases.snapshot.count, total)
         XCTAssertEqual(executed.value, total)
         XCTAssertEqual(queue.unfinishedOperationCount, 0)
-    }
-
-    private final class CountingTracked: Procedure, @unchecked Sendable {
-        let releases: Releases
-        let executed: Counter
-        init(_ releases: Releases, _ executed: Counter) {
-            self.releases = releases
-            self.executed = executed
-            super.init()
-        }
-        override func execute() {
-            executed.increment()
-            finish()
-        }
-        deinit { releases.record() }
     }
 }
