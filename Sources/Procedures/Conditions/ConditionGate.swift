@@ -8,12 +8,11 @@ import ProceduresSupport
 /// conditions' dependencies (produced ones are added to the procedure's queue first), then
 /// each condition in order, then the categories. A cancel stops the steps: the procedure's
 /// own cancel path makes it ready, and it finishes cancelled.
-final class ConditionGate: ProcedureObserver, @unchecked Sendable {
+final class ConditionGate: @unchecked Sendable {
     // @unchecked: `conditions` is appended only under the owning procedure's lock while the
     // procedure is still initial, and read only once it was claimed (that lock orders the
     // two); everything else is guarded by `lock`, which is the procedure's own lock (one
-    // gate per procedure; the gate never calls out while holding it). The gate observes the
-    // procedure only if it has categories or produced dependencies.
+    // gate per procedure; the gate never calls out while holding it).
     @exclusivity(unchecked) var conditions: [Condition] = []
 
     /// What the gate waits for, for the procedure's state summary and waiting reason
@@ -90,23 +89,21 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
             return
         }
         hasCategories = conditions.contains { $0.isMutuallyExclusive }
-        if hasCategories || !produced.isEmpty {
-            // Only then does the gate need to hear of a cancel (to cancel what it produced and
-            // leave the line) and of the finish (to release its categories). Checked once
-            // registered: a cancel decided earlier sent its hooks to no one.
-            procedure.addObserver(self)
-            guard proceed(procedure, waitingFor: .nothing, index: -1) else { return }
-        }
         guard !dependencies.isEmpty else {
             evaluate(procedure, from: 0)
             return
         }
-        gated.lock.withLock {
+        let proceeding = gated.lock.withLock { () -> Bool in
+            // Same lock as the cancel hook's: a cancel decided before this stops here, one
+            // decided after finds `produced` and cancels them.
+            guard !stopped, procedure.state.cancellation == .none else { return false }
             // One extra count keeps the step shut while the observers are added.
             pendingDependencies = dependencies.count + 1
             self.produced = produced
             waiting = .dependencies(dependencies)
+            return true
         }
+        guard proceeding else { return }
         for operation in produced {
             if let owner { owner.addProduced(operation) } else { operation.start() }
         }
@@ -271,9 +268,14 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
         procedure.conditionGateDidOpen()
     }
 
-    // MARK: - Observing the procedure
+    // MARK: - Told by the procedure
 
-    func didCancel(_ procedure: Procedure, errors: [any Error]) {
+    // The procedure calls these itself (after its own observers), rather than the gate being
+    // one of its observers: that would cost every exclusive procedure an observer list.
+
+    /// The procedure's cancel took effect: stop, cancel what the conditions produced, leave
+    /// the lines.
+    func procedureDidCancel(_ procedure: Procedure) {
         let (produced, request) = gated.lock.withLock { () -> ([Procedure], ExclusivityRequest?) in
             stopped = true
             waiting = .nothing
@@ -286,7 +288,8 @@ final class ConditionGate: ProcedureObserver, @unchecked Sendable {
         if let request { ExclusivityManager.shared.leaveLine(request) }
     }
 
-    func didFinish(_ procedure: Procedure, errors: [any Error]) {
+    /// The procedure finished: release its categories.
+    func procedureDidFinish() {
         let request = gated.lock.withLock { () -> ExclusivityRequest? in
             stopped = true
             waiting = .nothing

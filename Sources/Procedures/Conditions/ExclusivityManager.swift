@@ -9,8 +9,10 @@ final class ExclusivityRequest: @unchecked Sendable {
 
     let categories: [String]
     /// The lines it joined, in `categories` order (set by `submit`), so that leaving them
-    /// needs no lookup by name.
-    @exclusivity(unchecked) var lines: [ExclusivityManager.Line] = []
+    /// needs no lookup by name: the first one inline, so that a request for one category (the
+    /// usual case) allocates no array.
+    @exclusivity(unchecked) var firstLine: ExclusivityManager.Line?
+    @exclusivity(unchecked) var otherLines: [ExclusivityManager.Line] = []
     @exclusivity(unchecked) var status = Status.new
     /// How many of its lines it is not yet first in.
     @exclusivity(unchecked) var missingHeads = 0
@@ -23,6 +25,28 @@ final class ExclusivityRequest: @unchecked Sendable {
         self.categories = categories.uniqued { $0 }
         self.procedure = procedure
         self.onGrant = onGrant
+    }
+
+    /// The first line it joined for which `predicate` holds.
+    func joinedLine(where predicate: (ExclusivityManager.Line) -> Bool) -> ExclusivityManager.Line? {
+        guard let firstLine else { return nil }
+        if predicate(firstLine) { return firstLine }
+        return otherLines.first(where: predicate)
+    }
+
+    func forEachJoinedLine(_ body: (ExclusivityManager.Line) -> Void) {
+        guard let firstLine else { return }
+        body(firstLine)
+        for line in otherLines { body(line) }
+    }
+
+    func join(_ line: ExclusivityManager.Line) {
+        if firstLine == nil {
+            firstLine = line
+        } else {
+            if otherLines.isEmpty { otherLines.reserveCapacity(categories.count - 1) }
+            otherLines.append(line)
+        }
     }
 }
 
@@ -52,6 +76,9 @@ package final class ExclusivityManager: @unchecked Sendable {
 
     private let lock = Lock()
     @exclusivity(unchecked) private var lines: [String: Line] = [:]
+    /// The line joined last: usually one hot category is asked for again and again, and
+    /// comparing its name (often the very same string) is far cheaper than hashing it.
+    @exclusivity(unchecked) private var recentLine: Line?
 
     /// Joins the lines; `request.onGrant` runs (on this thread, or on the thread releasing the
     /// last category it waits for) once it holds them all. Ignored for a withdrawn request.
@@ -59,28 +86,35 @@ package final class ExclusivityManager: @unchecked Sendable {
         let granted = lock.withLock { () -> (@Sendable () -> Void)? in
             guard request.status == .new else { return nil }
             request.status = .waiting
-            request.lines.reserveCapacity(request.categories.count)
             for category in request.categories {
-                let line: Line
-                if let existing = lines[category] {
-                    line = existing
-                } else {
-                    line = Line(category: category)
-                    lines[category] = line
-                }
+                let line = line(for: category)
                 if !line.isEmpty { request.missingHeads += 1 }
                 line.entries.append(request)
-                request.lines.append(line)
+                request.join(line)
             }
             return request.missingHeads == 0 ? grant(request) : nil
         }
         granted?()
     }
 
+    /// `category`'s line, made if nobody holds or waits for it. Call under `lock`.
+    private func line(for category: String) -> Line {
+        if let recentLine, recentLine.category == category { return recentLine }
+        let line: Line
+        if let existing = lines[category] {
+            line = existing
+        } else {
+            line = Line(category: category)
+            lines[category] = line
+        }
+        recentLine = line
+        return line
+    }
+
     /// Leaves the lines (if waiting) or releases the categories (if granted); a request not
     /// yet submitted will never be. Safe to call more than once.
     func withdraw(_ request: ExclusivityRequest, unlessGranted: Bool = false) {
-        var granted: [@Sendable () -> Void] = []
+        var granted = Grants()
         let dropped = lock.withLock { () -> ((@Sendable () -> Void)?, Procedure?)? in
             let previous = request.status
             if unlessGranted && previous == .granted { return nil }
@@ -90,16 +124,33 @@ package final class ExclusivityManager: @unchecked Sendable {
                 request.procedure = nil
             }
             guard previous == .waiting || previous == .granted else { return (request.onGrant, request.procedure) }
-            for line in request.lines {
-                // Only a request first in its line holds anyone up; one further back is
-                // skipped when it comes first.
+            // Only a request first in its line holds anyone up; one further back is skipped
+            // when it comes first.
+            request.forEachJoinedLine { line in
                 if !line.isEmpty && line.entries[line.head] === request { advance(line, granted: &granted) }
             }
-            request.lines = []
+            request.firstLine = nil
+            request.otherLines = []
             return (request.onGrant, request.procedure)
         }
         _ = consume dropped  // released outside the lock: they hold the procedure
-        for onGrant in granted { onGrant() }
+        granted.run()
+    }
+
+    /// The grants a withdrawal made, run once the lock is released: the first inline, since
+    /// releasing one category usually grants one request.
+    private struct Grants {
+        var first: (@Sendable () -> Void)?
+        var more: [@Sendable () -> Void] = []
+
+        mutating func append(_ onGrant: @escaping @Sendable () -> Void) {
+            if first == nil { first = onGrant } else { more.append(onGrant) }
+        }
+
+        func run() {
+            first?()
+            for onGrant in more { onGrant() }
+        }
     }
 
     /// True while `request` holds its categories.
@@ -114,13 +165,14 @@ package final class ExclusivityManager: @unchecked Sendable {
 
     /// Removes the first entry of `line` and any withdrawn ones behind it; the new first
     /// entry gets one step closer to being granted. Call under `lock`.
-    private func advance(_ line: Line, granted: inout [@Sendable () -> Void]) {
+    private func advance(_ line: Line, granted: inout Grants) {
         line.head += 1
         while !line.isEmpty, line.entries[line.head].status == .withdrawn { line.head += 1 }
         if line.isEmpty {
             // An emptied line is dropped (a later request makes a new one), so categories
             // used once do not pile up.
             lines[line.category] = nil
+            if recentLine === line { recentLine = nil }
             line.entries = []
             line.head = 0
             return
@@ -154,10 +206,8 @@ package final class ExclusivityManager: @unchecked Sendable {
     func blocker(of request: ExclusivityRequest) -> (category: String, holder: Procedure?)? {
         lock.withLock {
             guard request.status == .waiting else { return nil }
-            for line in request.lines where !line.isEmpty && line.entries[line.head] !== request {
-                return (line.category, line.entries[line.head].procedure)
-            }
-            return nil
+            guard let line = request.joinedLine(where: { !$0.isEmpty && $0.entries[$0.head] !== request }) else { return nil }
+            return (line.category, line.entries[line.head].procedure)
         }
     }
 

@@ -57,6 +57,7 @@ extension Procedure {
         perform(readyAction)
         procedureDidCancel(withErrors: errors)
         for observer in observers { observer.didCancel(self, errors: errors) }
+        lock.withLock { state.gate }?.procedureDidCancel(self)
     }
 
     private func handleStart() {
@@ -113,7 +114,7 @@ extension Procedure {
         owner?.procedureWillFinish(self, errors: errors)
 
         willChangeValue(forKey: "isFinished")  // KVO on Apple platforms; nothing on corelibs
-        let (listeners, finalObservers, (slot, cancelled), formerDependencies) = lock.withLock {
+        let (listeners, finalObservers, gate, (slot, cancelled), formerDependencies) = lock.withLock {
             defer {
                 state.readinessListeners = []
                 state.observers = []
@@ -121,7 +122,7 @@ extension Procedure {
                 // link instead of by one deep recursion of deinits.
                 state.dependencies = []
             }
-            return (state.readinessListeners, state.observers, state.lifecycle.finish(), state.dependencies)
+            return (state.readinessListeners, state.observers, state.gate, state.lifecycle.finish(), state.dependencies)
         }
         // The slot goes to the next ready procedure now: what follows is bookkeeping and hooks.
         slot?.didFinish()
@@ -153,6 +154,9 @@ extension Procedure {
 
         procedureDidFinish(withErrors: errors)
         for observer in finalObservers { observer.didFinish(self, errors: errors) }
+        // Its exclusivity categories go to the next in line only once its did-finish observers
+        // ran: procedures of one category never overlap, to the last observer.
+        gate?.procedureDidFinish()
         // Last, so a group counts this child done only after its did-finish observers ran:
         // they may still add children to the group, or cancel it.
         owner?.procedureDidFinish(self, errors: errors)

@@ -35,6 +35,12 @@ final class HeldProcedure: Procedure, @unchecked Sendable {
         }
         if executed { finish() }
     }
+
+    /// Itself, released in advance: it finishes as soon as it executes.
+    func releasedAtOnce() -> Self {
+        release()
+        return self
+    }
 }
 
 /// A condition whose answer the test gives later: `evaluate` records the call and keeps the

@@ -55,6 +55,51 @@ final class MutualExclusionTests: XCTestCase {
         XCTAssertEqual(order.value, Array(0..<20))
     }
 
+    func testTheNextInLineStartsOnlyAfterEveryDidFinishObserverOfTheHolderRan() {
+        let category = uniqueCategory()
+        let nextStarted = DispatchSemaphore(value: 0)
+        let startedDuringObserver = LockedBox<Bool?>(nil)
+        let holder = BlockProcedure {}
+        holder.addCondition(MutuallyExclusive(category: category))
+        // Added while it runs, so it comes last in the holder's observer list. It gives the next
+        // in line every chance to start early: it waits for it (briefly, only in this test).
+        holder.addWillExecuteBlockObserver { holder in
+            holder.addDidFinishBlockObserver { _, _ in
+                let started = nextStarted.wait(timeout: .now() + 0.3) == .success
+                startedDuringObserver.mutate { $0 = started }
+            }
+        }
+        let next = BlockProcedure { nextStarted.signal() }
+        next.addCondition(MutuallyExclusive(category: category))
+        ProcedureQueue().addOperations([holder, next], waitUntilFinished: false)
+        wait(for: holder, next)
+        XCTAssertEqual(startedDuringObserver.value, false)
+    }
+
+    func testACategoryFreedAndTakenAgainStaysExclusiveWhileOthersAreUsedInBetween() {
+        let category = uniqueCategory()
+        // Equal names need not share storage: the category is the name, not the string object.
+        let sameName = String(category.utf8.map { Character(UnicodeScalar($0)) })
+        wait(for: exclusive("once", category).releasedAtOnce())
+        XCTAssertFalse(ExclusivityManager.isInUse(category))
+        let holder = exclusive("holder", sameName)
+        let queue = ProcedureQueue()
+        queue.addOperation(holder)
+        wait(for: [holder.executing], timeout: 10)
+        let other = exclusive("other", uniqueCategory()).releasedAtOnce()
+        wait(for: other, on: queue)
+        let waiter = exclusive("waiter", category)
+        queue.addOperation(waiter)
+        let unrelated = TestProcedure(name: "unrelated")
+        wait(for: unrelated, on: queue)
+        XCTAssertFalse(waiter.didExecute, "the holder still holds the category")
+        XCTAssertTrue(waiter.stateSummary.contains("exclusivity"), waiter.stateSummary)
+        waiter.release()
+        holder.release()
+        wait(for: holder, waiter)
+        XCTAssertFalse(ExclusivityManager.isInUse(category))
+    }
+
     func testDifferentCategoriesRunAtTheSameTime() {
         let first = exclusive("first", uniqueCategory())
         let second = exclusive("second", uniqueCategory())
