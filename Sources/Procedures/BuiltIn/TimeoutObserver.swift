@@ -154,27 +154,3 @@ public final class TimeoutObserver: ProcedureObserver, @unchecked Sendable {
         timer?.cancel()
     }
 }
-
-extension Procedure {
-    /// Cancels the procedure with ``ProcedureError/timedOut(after:)`` unless it finishes
-    /// within `interval` seconds of starting to execute: adds a ``TimeoutObserver``. Call it
-    /// before the procedure executes; on one that is already executing or finished it is
-    /// reported as ``ProcedureMisuse/Kind/timeoutAddedAfterStart`` (the timeout could never
-    /// start) and nothing is added.
-    ///
-    /// ```swift
-    /// queue.addOperation(FetchProcedure(url: url).timeout(after: 10))
-    /// ```
-    @discardableResult
-    public func timeout(after interval: TimeInterval, clock: any ProcedureClock = SystemClock.shared) -> Self {
-        guard !isExecuting, !isFinished else {
-            ProcedureMisuse.report(
-                .timeoutAddedAfterStart,
-                "timeout(after: \(interval)) was called on \(displayName), which has already started executing; a timeout starts at will-execute, so none was added. Add timeouts before the procedure is enqueued.",
-                subject: self)
-            return self
-        }
-        addObserver(TimeoutObserver(by: interval, clock: clock))
-        return self
-    }
-}

@@ -62,11 +62,12 @@ extension Procedure {
 
     private func handleStart() {
         if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.started, self) }
-        let (next, observers) = lock.withLock { (state.lifecycle.startDecision, state.observers) }
+        let (next, observers, timeout) = lock.withLock { (state.lifecycle.startDecision, state.observers, state.timeout) }
         switch next {
         case .finish: post(.finish)
         case .cancelled: startCancelled()
         case .run:
+            if let timeout { armTimeout(timeout) }
             for observer in observers { observer.willExecute(self) }
             // A cancel or finish requested meanwhile (by a will-execute observer, or another
             // thread) waits in the mailbox and must be handled first, `execute()` then being
@@ -106,9 +107,13 @@ extension Procedure {
     private func handleFinish() {
         // A finish racing the start of an already-finished-before-start procedure can queue
         // this event twice; the first one wins.
-        guard let (errors, owner, observers) = lock.withLock({ () -> ([any Error], (any ProcedureOwner)?, [any ProcedureObserver])? in
-            state.lifecycle.beginFinishing().map { ($0.errors, $0.owner, state.observers) }
+        guard let (errors, owner, observers, timer) = lock.withLock({ () -> ([any Error], (any ProcedureOwner)?, [any ProcedureObserver], (any Cancelable)?)? in
+            guard let finishing = state.lifecycle.beginFinishing() else { return nil }
+            defer { state.timeout?.timer = nil }
+            return (finishing.errors, finishing.owner, state.observers, state.timeout?.timer)
         }) else { return }
+        // A procedure that is finishing can no longer time out.
+        timer?.cancel()
         procedureWillFinish(withErrors: errors)
         for observer in observers { observer.willFinish(self, errors: errors) }
         owner?.procedureWillFinish(self, errors: errors)

@@ -34,6 +34,8 @@ struct ProcedureState {
     weak var outputFuture: AnyObject?
     /// The procedure's conditions and exclusivity categories, if it has any.
     var gate: ConditionGate?
+    /// Its own timeout (the first `timeout(after:)`), if it has one.
+    var timeout: ProcedureTimeout?
 
     // Read-only views of the lifecycle, for the many places that only ask.
     var phase: ProcedurePhase { lifecycle.phase }
