@@ -129,7 +129,7 @@ open class Condition: @unchecked Sendable {
     /// built, so a part set up after the compound still counts. Walks the parts with a
     /// stack of its own: `a && b && c …` nests as deep as the chain is long.
     static func collectDependencies(
-        of conditions: [Condition], into dependencies: inout [Procedure], produced: inout [Procedure]
+        of conditions: some Collection<Condition>, into dependencies: inout [Procedure], produced: inout [Procedure]
     ) {
         var seen = Set<ObjectIdentifier>()
         var pending: [Condition] = []  // parts still to visit, the next one last

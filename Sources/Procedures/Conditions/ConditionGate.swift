@@ -13,7 +13,7 @@ final class ConditionGate: @unchecked Sendable {
     // procedure is still initial, and read only once it was claimed (that lock orders the
     // two); everything else is guarded by `lock`, which is the procedure's own lock (one
     // gate per procedure; the gate never calls out while holding it).
-    @exclusivity(unchecked) var conditions: [Condition] = []
+    @exclusivity(unchecked) var conditions = ConditionList()
 
     /// What the gate waits for, for the procedure's state summary and waiting reason
     /// (described only when asked).
@@ -264,8 +264,13 @@ final class ConditionGate: @unchecked Sendable {
     }
 
     private func open(_ procedure: Procedure) {
-        gated.lock.withLock { waiting = .nothing }
         procedure.conditionGateDidOpen()
+    }
+
+    /// The gate opened: it waits for nothing any more. Called under the procedure's lock, in
+    /// the critical section that makes the procedure ready.
+    func noteOpened() {
+        waiting = .nothing
     }
 
     // MARK: - Told by the procedure

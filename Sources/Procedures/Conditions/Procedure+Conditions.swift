@@ -42,7 +42,7 @@ extension Procedure {
 
     /// The conditions added to the procedure, in order.
     public final var conditions: [Condition] {
-        lock.withLock { state.gate?.conditions ?? [] }
+        lock.withLock { state.gate?.conditions.array ?? [] }
     }
 
     /// Dependencies finished; conditions and categories come next. Deferred while the queue
@@ -63,7 +63,10 @@ extension Procedure {
 
     /// The conditions were satisfied and the categories are held: the procedure is ready.
     func conditionGateDidOpen() {
-        let action = lock.withLock { state.lifecycle.gateOpened() }
+        let action = lock.withLock { () -> ReadyAction? in
+            state.gate?.noteOpened()
+            return state.lifecycle.gateOpened()
+        }
         if case .start = action {
             // Started by hand: start on another thread rather than nest inside whatever
             // completed the last condition (a dependency's finish, another procedure's release).

@@ -63,7 +63,7 @@ enum WaitForItself {
     private static func waits(of procedure: Procedure) -> [Procedure] {
         // Conditions are read under the lock: a procedure not yet enqueued may be given more.
         let (phase, dependencies, conditions, owner) = procedure.lock.withLock {
-            (procedure.state.phase, procedure.state.dependencies, procedure.state.gate?.conditions ?? [], procedure.state.owner)
+            (procedure.state.phase, procedure.state.dependencies, procedure.state.gate?.conditions ?? ConditionList(), procedure.state.owner)
         }
         guard phase < .started else { return [] }
         var waits = dependencies
