@@ -70,6 +70,11 @@ open class Condition: @unchecked Sendable {
     /// True if the condition claims at least one exclusivity category.
     public final var isMutuallyExclusive: Bool { !mutuallyExclusiveCategories.isEmpty }
 
+    /// True for a condition whose ``evaluate(for:completion:)`` always answers `.satisfied` at
+    /// once and which no subclass can change (``MutuallyExclusive``): the gate then only checks
+    /// its dependency requirements.
+    var isSatisfiedByDefinition: Bool { false }
+
     // MARK: - Dependencies
 
     /// Procedures that must finish before this condition is evaluated. The condition only

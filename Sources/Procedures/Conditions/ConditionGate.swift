@@ -127,6 +127,14 @@ final class ConditionGate: @unchecked Sendable {
         var index = start
         while index < conditions.count {
             let condition = conditions[index]
+            if condition.isSatisfiedByDefinition {
+                // Nothing to wait for, so no completion to set up (its categories come after).
+                if let unmet = condition.unmetRequirement() {
+                    guard apply(.failed(unmet), of: condition, to: procedure) else { return }
+                }
+                index += 1
+                continue
+            }
             guard proceed(procedure, waitingFor: .condition(condition), index: index) else { return }
             condition.evaluateIfRequirementsMet(for: procedure) { [self, index] result in
                 answer(result, index: index, procedure: procedure)
@@ -237,7 +245,7 @@ final class ConditionGate: @unchecked Sendable {
             open(procedure)
             return
         }
-        let request = ExclusivityRequest(categories: categories, procedure: procedure) { [self] in open(procedure) }
+        let request = ExclusivityRequest(categories: categories, procedure: procedure)
         let (submit, owner) = gated.lock.withLock { () -> (Bool, (any ProcedureOwner)?) in
             // Same lock as the procedure's: a cancel is decided either before this (and stops
             // here) or after (and its did-cancel hook finds the request and withdraws it).

@@ -3,8 +3,8 @@ import ProceduresSupport
 
 /// One procedure's claim on a set of exclusivity categories.
 final class ExclusivityRequest: @unchecked Sendable {
-    // @unchecked: `status`, `missingHeads`, `onGrant` and `procedure` are guarded by the
-    // manager's lock; `categories` is immutable.
+    // @unchecked: `status`, `missingHeads` and `procedure` are guarded by the manager's lock;
+    // `categories` is immutable.
     enum Status { case new, waiting, granted, withdrawn }
 
     let categories: [String]
@@ -16,15 +16,14 @@ final class ExclusivityRequest: @unchecked Sendable {
     @exclusivity(unchecked) var status = Status.new
     /// How many of its lines it is not yet first in.
     @exclusivity(unchecked) var missingHeads = 0
-    @exclusivity(unchecked) var onGrant: (@Sendable () -> Void)?
-    /// The procedure making the request, so that a waiter can be told who holds a category;
-    /// dropped when the request is withdrawn (a withdrawn request may linger in a line).
+    /// The procedure making the request: told when the request is granted (its condition
+    /// gate opens), and named to a waiter asking who holds a category. Dropped when the
+    /// request is withdrawn (a withdrawn request may linger in a line).
     @exclusivity(unchecked) var procedure: Procedure?
 
-    init(categories: [String], procedure: Procedure? = nil, onGrant: @escaping @Sendable () -> Void) {
+    init(categories: [String], procedure: Procedure) {
         self.categories = categories.uniqued { $0 }
         self.procedure = procedure
-        self.onGrant = onGrant
     }
 
     /// The first line it joined for which `predicate` holds.
@@ -80,10 +79,11 @@ package final class ExclusivityManager: @unchecked Sendable {
     /// comparing its name (often the very same string) is far cheaper than hashing it.
     @exclusivity(unchecked) private var recentLine: Line?
 
-    /// Joins the lines; `request.onGrant` runs (on this thread, or on the thread releasing the
-    /// last category it waits for) once it holds them all. Ignored for a withdrawn request.
+    /// Joins the lines; the request's procedure is told (`exclusivityGranted()`, on this
+    /// thread, or on the thread releasing the last category it waits for) once it holds them
+    /// all. Ignored for a withdrawn request.
     func submit(_ request: ExclusivityRequest) {
-        let granted = lock.withLock { () -> (@Sendable () -> Void)? in
+        let granted = lock.withLock { () -> Procedure? in
             guard request.status == .new else { return nil }
             request.status = .waiting
             for category in request.categories {
@@ -94,7 +94,7 @@ package final class ExclusivityManager: @unchecked Sendable {
             }
             return request.missingHeads == 0 ? grant(request) : nil
         }
-        granted?()
+        granted?.exclusivityGranted()
     }
 
     /// `category`'s line, made if nobody holds or waits for it. Call under `lock`.
@@ -115,15 +115,12 @@ package final class ExclusivityManager: @unchecked Sendable {
     /// yet submitted will never be. Safe to call more than once.
     func withdraw(_ request: ExclusivityRequest, unlessGranted: Bool = false) {
         var granted = Grants()
-        let dropped = lock.withLock { () -> ((@Sendable () -> Void)?, Procedure?)? in
+        let dropped = lock.withLock { () -> Procedure? in
             let previous = request.status
             if unlessGranted && previous == .granted { return nil }
             request.status = .withdrawn
-            defer {
-                request.onGrant = nil
-                request.procedure = nil
-            }
-            guard previous == .waiting || previous == .granted else { return (request.onGrant, request.procedure) }
+            defer { request.procedure = nil }
+            guard previous == .waiting || previous == .granted else { return request.procedure }
             // Only a request first in its line holds anyone up; one further back is skipped
             // when it comes first.
             request.forEachJoinedLine { line in
@@ -131,25 +128,25 @@ package final class ExclusivityManager: @unchecked Sendable {
             }
             request.firstLine = nil
             request.otherLines = []
-            return (request.onGrant, request.procedure)
+            return request.procedure
         }
-        _ = consume dropped  // released outside the lock: they hold the procedure
+        _ = consume dropped  // released outside the lock: it may be the last reference
         granted.run()
     }
 
-    /// The grants a withdrawal made, run once the lock is released: the first inline, since
-    /// releasing one category usually grants one request.
+    /// The procedures a withdrawal granted their categories, told once the lock is released:
+    /// the first inline, since releasing one category usually grants one request.
     private struct Grants {
-        var first: (@Sendable () -> Void)?
-        var more: [@Sendable () -> Void] = []
+        var first: Procedure?
+        var more: [Procedure] = []
 
-        mutating func append(_ onGrant: @escaping @Sendable () -> Void) {
-            if first == nil { first = onGrant } else { more.append(onGrant) }
+        mutating func append(_ procedure: Procedure) {
+            if first == nil { first = procedure } else { more.append(procedure) }
         }
 
         func run() {
-            first?()
-            for onGrant in more { onGrant() }
+            first?.exclusivityGranted()
+            for procedure in more { procedure.exclusivityGranted() }
         }
     }
 
@@ -183,13 +180,13 @@ package final class ExclusivityManager: @unchecked Sendable {
         }
         let next = line.entries[line.head]
         next.missingHeads -= 1
-        if next.missingHeads == 0, let onGrant = grant(next) { granted.append(onGrant) }
+        if next.missingHeads == 0, let procedure = grant(next) { granted.append(procedure) }
     }
 
-    private func grant(_ request: ExclusivityRequest) -> (@Sendable () -> Void)? {
+    /// Under `lock`: the request holds its categories; its procedure, to be told.
+    private func grant(_ request: ExclusivityRequest) -> Procedure? {
         request.status = .granted
-        defer { request.onGrant = nil }
-        return request.onGrant
+        return request.procedure
     }
 
     /// The procedure first in `category`'s line: it holds the category (or takes it as soon

@@ -59,6 +59,9 @@ public final class MutuallyExclusive<T>: Condition, @unchecked Sendable {
         completion(.satisfied)
     }
 
+    /// Final, and `evaluate` always answers `.satisfied`.
+    override var isSatisfiedByDefinition: Bool { true }
+
     /// The one category.
     public override var mutuallyExclusiveCategories: [String] { categories }
 }

@@ -61,6 +61,11 @@ extension Procedure {
         gate.begin(self, owner: owner)
     }
 
+    /// The exclusivity manager granted the procedure its categories: its gate opens.
+    func exclusivityGranted() {
+        conditionGateDidOpen()
+    }
+
     /// The conditions were satisfied and the categories are held: the procedure is ready.
     func conditionGateDidOpen() {
         let action = lock.withLock { () -> ReadyAction? in

@@ -90,4 +90,18 @@ final class DependencyRequirementsTests: XCTestCase {
         XCTAssertEqual(conditionFailure(of: procedure)?.name, "Part")
         XCTAssertEqual(conditionFailure(of: procedure)?.error as? ConditionError, .dependenciesFailed(names: ["failing"]))
     }
+
+    func testRequirementsOfAMutualExclusionAreCheckedAndItsCategoryIsNeverTaken() {
+        let category = "requirements-\(UUID().uuidString)"
+        let exclusive = MutuallyExclusive(category: category)
+        exclusive.dependencyRequirements = .noFailed
+        exclusive.produceDependency(failing())
+        let procedure = TestProcedure()
+        procedure.addCondition(exclusive)
+        wait(for: procedure)
+        XCTAssertFalse(procedure.didExecute)
+        XCTAssertEqual(conditionFailure(of: procedure)?.name, exclusive.name)
+        XCTAssertEqual(conditionFailure(of: procedure)?.error as? ConditionError, .dependenciesFailed(names: ["failing"]))
+        XCTAssertFalse(ExclusivityManager.isInUse(category))
+    }
 }
