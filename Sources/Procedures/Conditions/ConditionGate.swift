@@ -136,8 +136,16 @@ final class ConditionGate: @unchecked Sendable {
                 continue
             }
             guard proceed(procedure, waitingFor: .condition(condition), index: index) else { return }
-            condition.evaluateIfRequirementsMet(for: procedure) { [self, index] result in
-                answer(result, index: index, procedure: procedure)
+            if conditions.count == 1 {
+                // The only condition: its answer cannot be mistaken for another's, so the
+                // completion carries just the procedure, which then needs no context allocated.
+                condition.evaluateIfRequirementsMet(for: procedure) { [procedure] result in
+                    procedure.soleConditionAnswered(result)
+                }
+            } else {
+                condition.evaluateIfRequirementsMet(for: procedure) { [self, index] result in
+                    answer(result, index: index, procedure: procedure)
+                }
             }
             let inline = gated.lock.withLock { () -> ConditionResult? in
                 if case .inline(let result) = current.answer {
@@ -155,7 +163,7 @@ final class ConditionGate: @unchecked Sendable {
     }
 
     /// A condition's completion was called.
-    private func answer(_ result: ConditionResult, index: Int, procedure: Procedure) {
+    func answer(_ result: ConditionResult, index: Int, procedure: Procedure) {
         enum Next { case none, resume, duplicate }
         let next = gated.lock.withLock { () -> Next in
             guard current.index == index else { return .duplicate }

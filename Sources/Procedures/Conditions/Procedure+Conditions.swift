@@ -61,6 +61,11 @@ extension Procedure {
         gate.begin(self, owner: owner)
     }
 
+    /// The completion of the procedure's only condition was called.
+    func soleConditionAnswered(_ result: ConditionResult) {
+        lock.withLock { state.gate }?.answer(result, index: 0, procedure: self)
+    }
+
     /// The exclusivity manager granted the procedure its categories: its gate opens.
     func exclusivityGranted() {
         conditionGateDidOpen()

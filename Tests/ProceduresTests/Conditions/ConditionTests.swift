@@ -366,6 +366,23 @@ final class ConditionTests: MisuseRecordingTestCase {
         XCTAssertEqual(misuse.kinds(about: procedure), [.conditionCompletedTwice])
     }
 
+    func testAnEarlierConditionCompletingAgainIsNotTakenForTheAnswerOfTheOneBeingEvaluated() {
+        let first = ManualCondition()
+        let second = ManualCondition()
+        let procedure = TestProcedure()
+        procedure.addConditions([first, second])
+        ProcedureQueue().addOperation(procedure)
+        wait(for: [first.evaluating], timeout: 10)
+        first.complete(.satisfied)
+        wait(for: [second.evaluating], timeout: 10)
+        first.complete(.failed(TestError()))
+        XCTAssertEqual(misuse.kinds(about: procedure), [.conditionCompletedTwice])
+        XCTAssertFalse(procedure.isCancelled, "the second condition has not answered")
+        second.complete(.satisfied)
+        wait(for: procedure)
+        XCTAssertTrue(procedure.didExecute)
+    }
+
     func testConditionThatNeverCompletesIsNamedInTheStateSummary() {
         let condition = ManualCondition()
         condition.name = "WaitsForever"
