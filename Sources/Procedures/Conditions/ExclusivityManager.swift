@@ -3,8 +3,8 @@ import ProceduresSupport
 
 /// One procedure's claim on a set of exclusivity categories.
 final class ExclusivityRequest: @unchecked Sendable {
-    // @unchecked: `status`, `missingHeads` and `procedure` are guarded by the manager's lock;
-    // `categories` is immutable.
+    // @unchecked: the joined lines, `status`, `missingHeads` and `procedure` are guarded by
+    // the manager's lock; `categories` is immutable.
     enum Status { case new, waiting, granted, withdrawn }
 
     let categories: [String]
