@@ -83,4 +83,18 @@ final class ProcedureTimeoutTests: MisuseRecordingTestCase {
         XCTAssertEqual(intervals.value, [5])
         XCTAssertTrue(clock.pendingDeadlines.isEmpty)
     }
+
+    func testAGroupThatTimesOutCancelsItsChildrenAndFinishesWithTheTimeout() {
+        let clock = ManualClock()
+        let children = [TestProcedure(name: "a", delay: 60, clock: clock), TestProcedure(name: "b", delay: 60, clock: clock)]
+        let group = GroupProcedure(operations: children).timeout(after: 5, clock: clock)
+        ProcedureQueue().addOperation(group)
+        // The group's timeout and both children's work.
+        waitUntilScheduled(on: clock, count: 3)
+        clock.advance(by: 5)
+        wait(for: group)
+        XCTAssertEqual(Self.timedOutIntervals(group), [5])
+        XCTAssertTrue(children.allSatisfy(\.isCancelled))
+        XCTAssertEqual(clock.pendingDeadlines, [60, 60], "the timeout is gone; the children's own work is not ours")
+    }
 }
