@@ -291,8 +291,9 @@ final class ConditionGate: @unchecked Sendable {
 
     // MARK: - Told by the procedure
 
-    // The procedure calls these itself (after its own observers), rather than the gate being
-    // one of its observers: that would cost every exclusive procedure an observer list.
+    // The procedure calls these itself (after its own `procedureDid…` override, before its
+    // observers), rather than the gate being one of its observers: that would cost every
+    // exclusive procedure an observer list.
 
     /// The procedure's cancel took effect: stop, cancel what the conditions produced, leave
     /// the lines.

@@ -56,8 +56,10 @@ extension Procedure {
         _ = respond(to: .cancelTookEffect(errors: errors))  // no default
         perform(readyAction)
         procedureDidCancel(withErrors: errors)
-        for observer in observers { observer.didCancel(self, errors: errors) }
+        // A cancelled procedure leaves its categories' lines before its did-cancel observers
+        // run, as it releases them before its did-finish observers.
         lock.withLock { state.gate }?.procedureDidCancel(self)
+        for observer in observers { observer.didCancel(self, errors: errors) }
     }
 
     private func handleStart() {
@@ -158,10 +160,10 @@ extension Procedure {
         if cancelled { releaseUnfinishedPlainDependencies() }
 
         procedureDidFinish(withErrors: errors)
-        for observer in finalObservers { observer.didFinish(self, errors: errors) }
-        // Its exclusivity categories go to the next in line only once its did-finish observers
-        // ran: procedures of one category never overlap, to the last observer.
+        // Its exclusivity categories go to the next in line before its did-finish observers run
+        // (as in ProcedureKit): whoever learns of the finish from one finds them free.
         gate?.procedureDidFinish()
+        for observer in finalObservers { observer.didFinish(self, errors: errors) }
         // Last, so a group counts this child done only after its did-finish observers ran:
         // they may still add children to the group, or cancel it.
         owner?.procedureDidFinish(self, errors: errors)

@@ -55,25 +55,20 @@ final class MutualExclusionTests: XCTestCase {
         XCTAssertEqual(order.value, Array(0..<20))
     }
 
-    func testTheNextInLineStartsOnlyAfterEveryDidFinishObserverOfTheHolderRan() {
+    func testACategoryIsFreeWhenTheHoldersDidFinishObserversRun() {
         let category = uniqueCategory()
-        let nextStarted = DispatchSemaphore(value: 0)
-        let startedDuringObserver = LockedBox<Bool?>(nil)
+        let inUseWhenObserved = LockedBox<[Bool]>([])
         let holder = BlockProcedure {}
         holder.addCondition(MutuallyExclusive(category: category))
-        // Added while it runs, so it comes last in the holder's observer list. It gives the next
-        // in line every chance to start early: it waits for it (briefly, only in this test).
-        holder.addWillExecuteBlockObserver { holder in
-            holder.addDidFinishBlockObserver { _, _ in
-                let started = nextStarted.wait(timeout: .now() + 0.3) == .success
-                startedDuringObserver.mutate { $0 = started }
-            }
+        let record: @Sendable (BlockProcedure, [any Error]) -> Void = { _, _ in
+            let inUse = ExclusivityManager.isInUse(category)
+            inUseWhenObserved.mutate { $0.append(inUse) }
         }
-        let next = BlockProcedure { nextStarted.signal() }
-        next.addCondition(MutuallyExclusive(category: category))
-        ProcedureQueue().addOperations([holder, next], waitUntilFinished: false)
-        wait(for: holder, next)
-        XCTAssertEqual(startedDuringObserver.value, false)
+        // One observer added before the holder is enqueued, one while it runs.
+        holder.addDidFinishBlockObserver(record)
+        holder.addWillExecuteBlockObserver { holder in holder.addDidFinishBlockObserver(record) }
+        wait(for: holder)
+        XCTAssertEqual(inUseWhenObserved.value, [false, false])
     }
 
     func testACategoryFreedAndTakenAgainStaysExclusiveWhileOthersAreUsedInBetween() {
