@@ -48,7 +48,7 @@ extension Procedure {
     private func handleCancel(errors: [any Error]) {
         procedureWillCancel(withErrors: errors)
         for observer in observers { observer.willCancel(self, errors: errors) }
-        let readyAction = lock.withLock { state.lifecycle.cancelHandled() }
+        let (readyAction, gate) = lock.withLock { (state.lifecycle.cancelHandled(), state.gate) }
         // Foundation's own flag, so a plain OperationQueue holding this procedure (or waiting
         // on plain-Operation dependencies for it) treats it as ready.
         super.cancel()
@@ -58,7 +58,7 @@ extension Procedure {
         procedureDidCancel(withErrors: errors)
         // A cancelled procedure leaves its categories' lines before its did-cancel observers
         // run, as it releases them before its did-finish observers.
-        lock.withLock { state.gate }?.procedureDidCancel(self)
+        gate?.procedureDidCancel(self)
         for observer in observers { observer.didCancel(self, errors: errors) }
     }
 
