@@ -43,26 +43,30 @@ extension Procedure {
     /// never fires; a NaN one is reported as ``ProcedureMisuse/Kind/invalidDelay`` and ignored.
     @discardableResult
     public func timeout(after interval: TimeInterval, clock: any ProcedureClock = SystemClock.shared) -> Self {
-        guard !isExecuting, !isFinished else {
+        enum Outcome { case kept, observer, tooLate, notANumber }
+        // One critical section: a timeout is asked for on most procedures of a program that
+        // uses them, so this is as cheap as one lock.
+        let outcome = lock.withLock { () -> Outcome in
+            guard state.phase < .started else { return .tooLate }
+            guard !interval.isNaN else { return .notANumber }
+            guard state.timeout == nil else { return .observer }
+            state.timeout = ProcedureTimeout(interval: interval, clock: clock)
+            return .kept
+        }
+        switch outcome {
+        case .kept: break
+        case .observer: addObserver(TimeoutObserver(by: interval, clock: clock))
+        case .tooLate:
             ProcedureMisuse.report(
                 .timeoutAddedAfterStart,
                 "timeout(after: \(interval)) was called on \(displayName), which has already started executing; a timeout starts at will-execute, so none was added. Add timeouts before the procedure is enqueued.",
                 subject: self)
-            return self
-        }
-        guard !interval.isNaN else {
+        case .notANumber:
             ProcedureMisuse.report(
                 .invalidDelay,
                 "timeout(after: nan) was called on \(displayName): the interval is not a number, so no timeout was added. Pass a number of seconds (.infinity for none).",
                 subject: self)
-            return self
         }
-        let kept = lock.withLock { () -> Bool in
-            guard state.timeout == nil else { return false }
-            state.timeout = ProcedureTimeout(interval: interval, clock: clock)
-            return true
-        }
-        if !kept { addObserver(TimeoutObserver(by: interval, clock: clock)) }
         return self
     }
 

@@ -7,26 +7,36 @@ package struct TimerHeap {
     /// One scheduled callback.
     package final class Entry: Cancelable, @unchecked Sendable {
         // @unchecked: `index` and `action` are only touched by the owning heap, under its
-        // owner's lock; `deadline` and `sequence` never change.
+        // owner's lock (hence no dynamic exclusivity checks on them either); `deadline`,
+        // `sequence` and the owner never change once set.
         package let deadline: Double
         let sequence: UInt64
         /// Where the entry sits in the heap; -1 once it left it (ran or was cancelled).
-        var index = -1
-        package var action: (@Sendable () -> Void)?
-        /// The owner, to remove the entry on `cancel()`. Weak: a clock dropped with callbacks
-        /// pending must be freed, and its entries with it.
+        @exclusivity(unchecked) var index = -1
+        @exclusivity(unchecked) package var action: (@Sendable () -> Void)?
+        /// The system clock's entries cancel through `SystemClock.shared`, which lives as long
+        /// as the process: they keep no reference to it, so the shared clock (which every
+        /// timeout uses) has no weak references and its retains stay on the fast path.
+        private let isSystemClocks: Bool
+        /// Any other owner, to remove the entry on `cancel()`. Weak: a clock dropped with
+        /// callbacks pending must be freed, and its entries with it.
         private weak var owner: (any TimerHeapOwner)?
 
         init(deadline: Double, sequence: UInt64, action: @escaping @Sendable () -> Void, owner: any TimerHeapOwner) {
             self.deadline = deadline
             self.sequence = sequence
             self.action = action
-            self.owner = owner
+            if owner === SystemClock.shared {
+                isSystemClocks = true
+            } else {
+                isSystemClocks = false
+                self.owner = owner
+            }
         }
 
         /// Removes the callback from its clock; it will not run.
         package func cancel() {
-            owner?.cancel(self)
+            if isSystemClocks { SystemClock.shared.cancel(self) } else { owner?.cancel(self) }
         }
 
         @inline(__always)
