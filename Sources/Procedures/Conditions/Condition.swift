@@ -34,12 +34,11 @@ open class Condition: @unchecked Sendable {
     // conditions rather than one each: these fields are written while setting a condition up
     // and read once per evaluation, so it is rarely contended, and a condition (often made
     // per procedure) costs no lock allocation.
-    private static let lock = Lock()
+    private static let lock = InlineLock()
     @exclusivity(unchecked) private var storedName: String?
     @exclusivity(unchecked) private var storedDependencies: [Procedure] = []
     @exclusivity(unchecked) private var storedProduced: [Procedure] = []
     @exclusivity(unchecked) private var storedRequirements = DependencyRequirements.none
-    private var lock: Lock { Self.lock }
 
     /// A condition; subclasses set themselves up and call `super.init()`.
     public init() {}
@@ -50,8 +49,8 @@ open class Condition: @unchecked Sendable {
     /// The condition's name, used in errors and in the procedure's state summary. Defaults
     /// to the type's name. Thread-safe.
     public final var name: String {
-        get { lock.withLock { storedName } ?? defaultName }
-        set { lock.withLock { storedName = newValue } }
+        get { Self.lock.withLock { storedName } ?? defaultName }
+        set { Self.lock.withLock { storedName = newValue } }
     }
 
     /// Decides whether `procedure` may run. Call `completion` exactly once, from any thread,
@@ -82,11 +81,11 @@ open class Condition: @unchecked Sendable {
     /// Add them before adding the condition to a procedure. A compound condition
     /// (``AllOfCondition``, ``NegatedCondition``, …) lists only its own here, and also waits
     /// for its parts' dependencies, gathered when the procedure checks its conditions.
-    public final var dependencies: [Procedure] { lock.withLock { storedDependencies } }
+    public final var dependencies: [Procedure] { Self.lock.withLock { storedDependencies } }
 
     /// Makes the condition wait for `procedure` to finish before it is evaluated.
     public final func addDependency(_ procedure: Procedure) {
-        lock.withLock { storedDependencies.append(procedure) }
+        Self.lock.withLock { storedDependencies.append(procedure) }
     }
 
     /// What the condition's own dependencies must not have done for it to be evaluated:
@@ -97,21 +96,21 @@ open class Condition: @unchecked Sendable {
     /// where an unmet requirement is that part's failure (so `!condition` is then satisfied).
     /// Set it before adding the condition to a procedure.
     public final var dependencyRequirements: DependencyRequirements {
-        get { lock.withLock { storedRequirements } }
-        set { lock.withLock { storedRequirements = newValue } }
+        get { Self.lock.withLock { storedRequirements } }
+        set { Self.lock.withLock { storedRequirements = newValue } }
     }
 
     /// Stops waiting for `procedure`, whether it was added with ``addDependency(_:)`` or
     /// ``produceDependency(_:)``. Like them, call it before adding the condition to a procedure.
     public final func removeDependency(_ procedure: Procedure) {
-        lock.withLock {
+        Self.lock.withLock {
             storedDependencies.removeAll { $0 === procedure }
             storedProduced.removeAll { $0 === procedure }
         }
     }
 
     /// The procedures this condition produces. See ``produceDependency(_:)``.
-    public final var producedDependencies: [Procedure] { lock.withLock { storedProduced } }
+    public final var producedDependencies: [Procedure] { Self.lock.withLock { storedProduced } }
 
     /// Makes `procedure` run before this condition is evaluated: once the procedure the
     /// condition belongs to has its dependencies finished, `procedure` is added to the same
@@ -120,7 +119,7 @@ open class Condition: @unchecked Sendable {
     /// cancelled if the procedure is cancelled first. A condition that produces procedures
     /// belongs to one procedure only.
     public final func produceDependency(_ procedure: Procedure) {
-        lock.withLock { storedProduced.append(procedure) }
+        Self.lock.withLock { storedProduced.append(procedure) }
     }
 
     /// The conditions this one is made of (a compound condition's parts), whose dependencies
@@ -150,7 +149,7 @@ open class Condition: @unchecked Sendable {
 
         func collect(_ condition: Condition) {
             // Most conditions have no dependencies: nothing is copied for them.
-            let lists = condition.lock.withLock { () -> (waited: [Procedure], made: [Procedure])? in
+            let lists = Self.lock.withLock { () -> (waited: [Procedure], made: [Procedure])? in
                 if condition.storedDependencies.isEmpty && condition.storedProduced.isEmpty { return nil }
                 return (condition.storedDependencies, condition.storedProduced)
             }

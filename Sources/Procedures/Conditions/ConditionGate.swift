@@ -35,10 +35,6 @@ final class ConditionGate: @unchecked Sendable {
         case received
     }
 
-    /// The gate uses its procedure's lock. Unowned: the procedure holds the gate, and every
-    /// call into the gate comes from the procedure or carries it (a condition's answer, a
-    /// dependency's finish), so the procedure outlives each call.
-    private unowned let gated: Procedure
     @exclusivity(unchecked) private var waiting = Waiting.nothing
     @exclusivity(unchecked) private var stopped = false
     @exclusivity(unchecked) private var pendingDependencies = 0
@@ -50,13 +46,13 @@ final class ConditionGate: @unchecked Sendable {
     /// The condition being evaluated (its index) and where its answer is.
     @exclusivity(unchecked) private var current = (index: -1, answer: Answer.received)
 
-    init(gating procedure: Procedure) {
-        gated = procedure
-    }
+    // The gate keeps no reference to its procedure (the procedure holds the gate): every
+    // call carries the procedure, whose lock guards the gate, and keeps it alive meanwhile.
+    init() {}
 
     /// "waiting for …", while the gate waits for something.
-    var summary: String? {
-        let waiting = gated.lock.withLock { self.waiting }
+    func summary(of procedure: Procedure) -> String? {
+        let waiting = procedure.lock.withLock { self.waiting }
         switch waiting {
         case .nothing: return nil
         case .queueResume: return "waiting for its queue to be resumed before checking its conditions"
@@ -68,12 +64,12 @@ final class ConditionGate: @unchecked Sendable {
     }
 
     /// What the gate waits for now, with its exclusivity request while it waits for categories.
-    var currentWait: (waiting: Waiting, request: ExclusivityRequest?) {
-        gated.lock.withLock { (waiting, request) }
+    func currentWait(of procedure: Procedure) -> (waiting: Waiting, request: ExclusivityRequest?) {
+        procedure.lock.withLock { (waiting, request) }
     }
 
-    func waitForQueueResume() {
-        gated.lock.withLock { waiting = .queueResume }
+    func waitForQueueResume(_ procedure: Procedure) {
+        procedure.lock.withLock { waiting = .queueResume }
     }
 
     // MARK: - Steps
@@ -93,7 +89,7 @@ final class ConditionGate: @unchecked Sendable {
             evaluate(procedure, from: 0)
             return
         }
-        let proceeding = gated.lock.withLock { () -> Bool in
+        let proceeding = procedure.lock.withLock { () -> Bool in
             // Same lock as the cancel hook's: a cancel decided before this stops here, one
             // decided after finds `produced` and cancels them.
             guard !stopped, procedure.state.cancellation == .none else { return false }
@@ -114,7 +110,7 @@ final class ConditionGate: @unchecked Sendable {
     }
 
     func dependencyDidFinish(for procedure: Procedure) {
-        let done = gated.lock.withLock { () -> Bool in
+        let done = procedure.lock.withLock { () -> Bool in
             pendingDependencies -= 1
             return pendingDependencies == 0
         }
@@ -147,7 +143,7 @@ final class ConditionGate: @unchecked Sendable {
                     answer(result, index: index, procedure: procedure)
                 }
             }
-            let inline = gated.lock.withLock { () -> ConditionResult? in
+            let inline = procedure.lock.withLock { () -> ConditionResult? in
                 if case .inline(let result) = current.answer {
                     current.answer = .received
                     return result
@@ -162,39 +158,49 @@ final class ConditionGate: @unchecked Sendable {
         acquireCategories(procedure)
     }
 
+    /// What a condition's answer leads to.
+    enum AnswerStep { case none, resume, duplicate }
+
     /// A condition's completion was called.
     func answer(_ result: ConditionResult, index: Int, procedure: Procedure) {
-        enum Next { case none, resume, duplicate }
-        let next = gated.lock.withLock { () -> Next in
-            guard current.index == index else { return .duplicate }
-            switch current.answer {
-            case .pending:
-                current.answer = .inline(result)
-                return .none
-            case .awaited:
-                current.answer = .received
-                return .resume
-            case .inline, .received:
-                return .duplicate
-            }
+        let step = procedure.lock.withLock { record(result, index: index) }
+        continueAfter(step, result, index: index, procedure: procedure)
+    }
+
+    /// Records an answer. Called under the procedure's lock.
+    func record(_ result: ConditionResult, index: Int) -> AnswerStep {
+        guard current.index == index else { return .duplicate }
+        switch current.answer {
+        case .pending:
+            current.answer = .inline(result)
+            return .none
+        case .awaited:
+            current.answer = .received
+            return .resume
+        case .inline, .received:
+            return .duplicate
         }
-        let condition = conditions[index]
-        switch next {
+    }
+
+    /// Does what a recorded answer leads to, holding no lock.
+    func continueAfter(_ step: AnswerStep, _ result: ConditionResult, index: Int, procedure: Procedure) {
+        switch step {
         case .none: return
         case .resume:
+            let condition = conditions[index]
             guard apply(result, of: condition, to: procedure) else { return }
             evaluate(procedure, from: index + 1)
         case .duplicate:
             ProcedureMisuse.report(
                 .conditionCompletedTwice,
-                "condition \(condition.name) of \(procedure.displayName) called its completion more than once; the first answer was kept. Call the completion exactly once.",
+                "condition \(conditions[index].name) of \(procedure.displayName) called its completion more than once; the first answer was kept. Call the completion exactly once.",
                 subject: procedure)
         }
     }
 
     /// False (and stopped) if the procedure was cancelled; otherwise notes what comes next.
     private func proceed(_ procedure: Procedure, waitingFor next: Waiting, index: Int) -> Bool {
-        gated.lock.withLock {
+        procedure.lock.withLock {
             // The gate shares the procedure's lock, so its cancel state can be read here.
             if procedure.state.cancellation != .none { stopped = true }
             guard !stopped else {
@@ -213,11 +219,11 @@ final class ConditionGate: @unchecked Sendable {
         case .satisfied:
             return true
         case .failed(let error):
-            stop()
+            stop(procedure)
             procedure.cancel(withError: Self.conditionError(error, of: condition))
             return false
         case .ignored:
-            stop()
+            stop(procedure)
             procedure.cancel()
             return false
         }
@@ -230,8 +236,8 @@ final class ConditionGate: @unchecked Sendable {
         return ProcedureError.conditionFailed(name: condition.name, error: error)
     }
 
-    private func stop() {
-        gated.lock.withLock {
+    private func stop(_ procedure: Procedure) {
+        procedure.lock.withLock {
             stopped = true
             waiting = .nothing
         }
@@ -254,7 +260,7 @@ final class ConditionGate: @unchecked Sendable {
             return
         }
         let request = ExclusivityRequest(categories: categories, procedure: procedure)
-        let (submit, owner) = gated.lock.withLock { () -> (Bool, (any ProcedureOwner)?) in
+        let (submit, owner) = procedure.lock.withLock { () -> (Bool, (any ProcedureOwner)?) in
             // Same lock as the procedure's: a cancel is decided either before this (and stops
             // here) or after (and its did-cancel hook finds the request and withdraws it).
             guard !stopped, procedure.state.cancellation == .none else { return (false, nil) }
@@ -298,7 +304,7 @@ final class ConditionGate: @unchecked Sendable {
     /// The procedure's cancel took effect: stop, cancel what the conditions produced, leave
     /// the lines.
     func procedureDidCancel(_ procedure: Procedure) {
-        let (produced, request) = gated.lock.withLock { () -> ([Procedure], ExclusivityRequest?) in
+        let (produced, request) = procedure.lock.withLock { () -> ([Procedure], ExclusivityRequest?) in
             stopped = true
             waiting = .nothing
             defer { self.produced = [] }
@@ -311,8 +317,8 @@ final class ConditionGate: @unchecked Sendable {
     }
 
     /// The procedure finished: release its categories.
-    func procedureDidFinish() {
-        let request = gated.lock.withLock { () -> ExclusivityRequest? in
+    func procedureDidFinish(_ procedure: Procedure) {
+        let request = procedure.lock.withLock { () -> ExclusivityRequest? in
             stopped = true
             waiting = .nothing
             produced = []

@@ -21,7 +21,7 @@ extension Procedure {
             if let gate = state.gate {
                 gate.conditions.append(condition)
             } else {
-                let gate = ConditionGate(gating: self)
+                let gate = ConditionGate()
                 gate.conditions.append(condition)
                 state.gate = gate
             }
@@ -55,7 +55,7 @@ extension Procedure {
         // has passed cancels the procedure here; the gate then stops at its first step.)
         for case let timeout as TimeoutObserver in observers { timeout.procedureBeginsWaitingForConditions(self) }
         if let owner, owner.scheduler.parkWhileSuspended(self) {
-            gate.waitForQueueResume()
+            gate.waitForQueueResume(self)
             return
         }
         gate.begin(self, owner: owner)
@@ -63,7 +63,10 @@ extension Procedure {
 
     /// The completion of the procedure's only condition was called.
     func soleConditionAnswered(_ result: ConditionResult) {
-        lock.withLock { state.gate }?.answer(result, index: 0, procedure: self)
+        // The gate shares the procedure's lock: the answer is recorded in the same critical
+        // section that finds the gate.
+        guard let (gate, step) = lock.withLock({ state.gate.map { ($0, $0.record(result, index: 0)) } }) else { return }
+        gate.continueAfter(step, result, index: 0, procedure: self)
     }
 
     /// The exclusivity manager granted the procedure its categories: its gate opens.
@@ -90,6 +93,6 @@ extension Procedure {
     /// What the procedure's conditions wait for, while it waits.
     var conditionGateSummary: String? {
         let gate = lock.withLock { state.lifecycle.isCheckingGate ? state.gate : nil }
-        return gate?.summary
+        return gate?.summary(of: self)
     }
 }

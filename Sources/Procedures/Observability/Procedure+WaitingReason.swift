@@ -66,7 +66,7 @@ extension Procedure {
     }
 
     private func reason(for gate: ConditionGate) -> WaitingReason? {
-        let (waiting, request) = gate.currentWait
+        let (waiting, request) = gate.currentWait(of: self)
         switch waiting {
         case .nothing:
             return nil

@@ -162,7 +162,7 @@ extension Procedure {
         procedureDidFinish(withErrors: errors)
         // Its exclusivity categories go to the next in line before its did-finish observers run
         // (as in ProcedureKit): whoever learns of the finish from one finds them free.
-        gate?.procedureDidFinish()
+        gate?.procedureDidFinish(self)
         for observer in finalObservers { observer.didFinish(self, errors: errors) }
         // Last, so a group counts this child done only after its did-finish observers ran:
         // they may still add children to the group, or cancel it.
