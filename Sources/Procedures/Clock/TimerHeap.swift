@@ -99,6 +99,9 @@ package struct TimerHeap {
     private mutating func siftUp(_ start: Int) {
         var child = start
         let entry = entries[child]
+        // Most often already in place (a timeout's deadline is later than those scheduled
+        // before it), and its index is set: nothing to move or write.
+        guard child > 0, entry.isEarlier(than: entries[(child - 1) / 2]) else { return }
         while child > 0 {
             let parent = (child - 1) / 2
             guard entry.isEarlier(than: entries[parent]) else { break }

@@ -49,11 +49,13 @@ extension Procedure {
     /// is suspended (a group's children wait for the group to start): a condition checked, or
     /// a category taken, long before the procedure can run would be stale or hold others up.
     func beginCheckingConditions() {
-        let (gate, owner, observers) = lock.withLock { (state.gate, state.owner, state.observers) }
+        let (gate, owner, observers) = lock.withLock {
+            (state.gate, state.owner, state.observers.isEmpty ? nil : state.observers)
+        }
         guard let gate else { return }
         // A deadline covers the wait for conditions and categories: it starts now. (One that
         // has passed cancels the procedure here; the gate then stops at its first step.)
-        for case let timeout as TimeoutObserver in observers { timeout.procedureBeginsWaitingForConditions(self) }
+        for case let timeout as TimeoutObserver in observers ?? [] { timeout.procedureBeginsWaitingForConditions(self) }
         if let owner, owner.scheduler.parkWhileSuspended(self) {
             gate.waitForQueueResume(self)
             return
