@@ -8,8 +8,14 @@ import Synchronization
 /// `Mutex` (a 4-byte futex word on Linux, an `os_unfair_lock` on Apple platforms), measured
 /// here at about 5 ns a lock and unlock against 6.3 ns for ``Lock``.
 ///
-/// It cannot be copied, so it cannot be shared: an object that must use another's lock keeps
-/// a reference to that object instead. The rule of ``Lock`` holds: never call user code,
+/// On Linux the `Mutex` is a priority-inheritance futex, whose contended unlock hands the lock
+/// to a sleeping waiter: fine for a lock that is seldom contended (a procedure's), a risk of a
+/// lock convoy for one that several threads take all the time. A queue's lock, taken by the
+/// adding thread and by every worker that finishes one of its procedures, is therefore a
+/// ``Lock/contended()``.
+///
+/// It cannot be copied, so it cannot be shared: an object that must use another's lock is
+/// handed that object instead. The rule of ``Lock`` holds: never call user code,
 /// Foundation's `didChangeValue` or another object's lock-taking method while holding it.
 public struct InlineLock: ~Copyable, Sendable {
     @usableFromInline let mutex = Mutex<Void>(())
