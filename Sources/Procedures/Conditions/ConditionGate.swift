@@ -8,7 +8,7 @@ import ProceduresSupport
 /// conditions' dependencies (produced ones are added to the procedure's queue first), then
 /// each condition in order, then the categories. A cancel stops the steps: the procedure's
 /// own cancel path makes it ready, and it finishes cancelled.
-final class ConditionGate: @unchecked Sendable {
+final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
     // @unchecked: `conditions` is appended only under the owning procedure's lock while the
     // procedure is still initial, and read only once it was claimed (that lock orders the
     // two); everything else is guarded by `lock`, which is the procedure's own lock (one
@@ -39,8 +39,11 @@ final class ConditionGate: @unchecked Sendable {
     @exclusivity(unchecked) private var stopped = false
     @exclusivity(unchecked) private var pendingDependencies = 0
     @exclusivity(unchecked) private var produced: [Procedure] = []
+    /// True from when the gate asks for its categories (it is its own request) until its
+    /// procedure finishes.
+    @exclusivity(unchecked) private var hasRequest = false
     /// Its claim on its categories, once made (read by `WaitForItself` under the same lock).
-    @exclusivity(unchecked) private(set) var request: ExclusivityRequest?
+    var request: ExclusivityRequest? { hasRequest ? self : nil }
     /// Set by `begin`, before anything reads it.
     @exclusivity(unchecked) private var hasCategories = false
     /// The condition being evaluated (its index) and where its answer is.
@@ -48,7 +51,7 @@ final class ConditionGate: @unchecked Sendable {
 
     // The gate keeps no reference to its procedure (the procedure holds the gate): every
     // call carries the procedure, whose lock guards the gate, and keeps it alive meanwhile.
-    init() {}
+    override init() {}
 
     /// "waiting for …", while the gate waits for something.
     func summary(of procedure: Procedure) -> String? {
@@ -259,24 +262,24 @@ final class ConditionGate: @unchecked Sendable {
             open(procedure)
             return
         }
-        let request = ExclusivityRequest(categories: categories, procedure: procedure)
         let (submit, owner) = procedure.lock.withLock { () -> (Bool, (any ProcedureOwner)?) in
             // Same lock as the procedure's: a cancel is decided either before this (and stops
             // here) or after (and its did-cancel hook finds the request and withdraws it).
             guard !stopped, procedure.state.cancellation == .none else { return (false, nil) }
-            waiting = .exclusivity(request.categories)
-            self.request = request
+            ask(for: categories, by: procedure)
+            waiting = .exclusivity(self.categories)
+            hasRequest = true
             return (true, procedure.state.owner)
         }
         guard submit else { return }
-        if let (group, category) = WaitForItself.enclosingGroup(holdingAnyOf: request.categories, from: owner) {
+        if let (group, category) = WaitForItself.enclosingGroup(holdingAnyOf: self.categories, from: owner) {
             // Cancelled before it was submitted: its did-cancel hook withdraws it for good.
             failWaitingForItself(
                 procedure,
                 "\(procedure.displayName) asks for exclusivity category \"\(category)\", which its enclosing group \(group.displayName) holds until it finishes, and the group finishes only after \(procedure.displayName). Let the group alone claim the category, or give the child another one.")
             return
         }
-        ExclusivityManager.shared.submit(request)
+        ExclusivityManager.shared.submit(self)
     }
 
     /// Reports a wait that could never end and cancels the procedure, so that it finishes.
@@ -318,14 +321,14 @@ final class ConditionGate: @unchecked Sendable {
 
     /// The procedure finished: release its categories.
     func procedureDidFinish(_ procedure: Procedure) {
-        let request = procedure.lock.withLock { () -> ExclusivityRequest? in
+        let requested = procedure.lock.withLock { () -> Bool in
             stopped = true
             waiting = .nothing
             produced = []
-            defer { self.request = nil }
-            return self.request
+            defer { hasRequest = false }
+            return hasRequest
         }
-        if let request { ExclusivityManager.shared.withdraw(request) }
+        if requested { ExclusivityManager.shared.withdraw(self) }
     }
 }
 

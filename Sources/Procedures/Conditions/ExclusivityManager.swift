@@ -2,44 +2,52 @@ import Foundation
 import ProceduresSupport
 
 /// One procedure's claim on a set of exclusivity categories.
-final class ExclusivityRequest: @unchecked Sendable {
+///
+/// The procedure's ``ConditionGate`` is its request (the only subclass): an exclusive
+/// procedure allocates one object for both, and the request lives exactly as long as the gate
+/// needs it. Every stored property is `final`, so reading one costs no dynamic dispatch.
+class ExclusivityRequest: @unchecked Sendable {
     // @unchecked: the joined lines, `status`, `missingHeads` and `procedure` are guarded by
-    // the manager's lock; `categories` is immutable.
+    // the manager's lock; `categories` is set once, before the request is submitted (its
+    // gate's procedure lock orders that write before every reader), and never changes after.
     enum Status { case new, waiting, granted, withdrawn }
 
-    let categories: [String]
+    @exclusivity(unchecked) final private(set) var categories: [String] = []
     /// The lines it joined, in `categories` order (set by `submit`), so that leaving them
     /// needs no lookup by name: the first one inline, so that a request for one category (the
     /// usual case) allocates no array.
-    @exclusivity(unchecked) var firstLine: ExclusivityManager.Line?
-    @exclusivity(unchecked) var otherLines: [ExclusivityManager.Line] = []
-    @exclusivity(unchecked) var status = Status.new
+    @exclusivity(unchecked) final var firstLine: ExclusivityManager.Line?
+    @exclusivity(unchecked) final var otherLines: [ExclusivityManager.Line] = []
+    @exclusivity(unchecked) final var status = Status.new
     /// How many of its lines it is not yet first in.
-    @exclusivity(unchecked) var missingHeads = 0
+    @exclusivity(unchecked) final var missingHeads = 0
     /// The procedure making the request: told when the request is granted (its condition
     /// gate opens), and named to a waiter asking who holds a category. Dropped when the
     /// request is withdrawn (a withdrawn request may linger in a line).
-    @exclusivity(unchecked) var procedure: Procedure?
+    @exclusivity(unchecked) final var procedure: Procedure?
 
-    init(categories: [String], procedure: Procedure) {
+    init() {}
+
+    /// Sets what the request asks for, once, before it is submitted.
+    final func ask(for categories: [String], by procedure: Procedure) {
         self.categories = categories.uniqued { $0 }
         self.procedure = procedure
     }
 
     /// The first line it joined for which `predicate` holds.
-    func joinedLine(where predicate: (ExclusivityManager.Line) -> Bool) -> ExclusivityManager.Line? {
+    final func joinedLine(where predicate: (ExclusivityManager.Line) -> Bool) -> ExclusivityManager.Line? {
         guard let firstLine else { return nil }
         if predicate(firstLine) { return firstLine }
         return otherLines.first(where: predicate)
     }
 
-    func forEachJoinedLine(_ body: (ExclusivityManager.Line) -> Void) {
+    final func forEachJoinedLine(_ body: (ExclusivityManager.Line) -> Void) {
         guard let firstLine else { return }
         body(firstLine)
         for line in otherLines { body(line) }
     }
 
-    func join(_ line: ExclusivityManager.Line) {
+    final func join(_ line: ExclusivityManager.Line) {
         if firstLine == nil {
             firstLine = line
         } else {
