@@ -21,7 +21,8 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         case nothing
         case queueResume
         case dependencies([Procedure])
-        case condition(Condition)
+        /// The condition at this index (of `conditions`) is being evaluated.
+        case condition(index: Int)
         case exclusivity([String])
     }
 
@@ -61,7 +62,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         case .queueResume: return "waiting for its queue to be resumed before checking its conditions"
         case .dependencies(let dependencies):
             return "waiting for the dependencies of its conditions (\(dependencies.map(\.displayName).joined(separator: ", ")))"
-        case .condition(let condition): return "waiting for condition \(condition.name)"
+        case .condition(let index): return "waiting for condition \(conditions[index].name)"
         case .exclusivity(let categories): return "waiting for exclusivity (\(categories.joined(separator: ", ")))"
         }
     }
@@ -134,7 +135,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
                 index += 1
                 continue
             }
-            guard proceed(procedure, waitingFor: .condition(condition), index: index) else { return }
+            guard proceed(procedure, waitingFor: .condition(index: index), index: index) else { return }
             if conditions.count == 1 {
                 // The only condition: its answer cannot be mistaken for another's, so the
                 // completion carries just the procedure, which then needs no context allocated.
@@ -146,13 +147,22 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
                     answer(result, index: index, procedure: procedure)
                 }
             }
-            let inline = procedure.lock.withLock { () -> ConditionResult? in
-                if case .inline(let result) = current.answer {
-                    current.answer = .received
-                    return result
+            // The last condition satisfied at once, with no categories to take (the usual
+            // case): the gate opens in this same critical section.
+            let opensHere = index == conditions.count - 1 && !hasCategories
+            let (inline, opened) = procedure.lock.withLock { () -> (ConditionResult?, ReadyAction??) in
+                guard case .inline(let result) = current.answer else {
+                    current.answer = .awaited
+                    return (nil, nil)
                 }
-                current.answer = .awaited
-                return nil
+                current.answer = .received
+                guard opensHere, case .satisfied = result else { return (result, nil) }
+                noteOpened()
+                return (result, .some(procedure.state.lifecycle.gateOpened()))
+            }
+            if let opened {
+                procedure.gateDidOpen(opened)
+                return
             }
             guard let result = inline else { return }
             guard apply(result, of: condition, to: procedure) else { return }

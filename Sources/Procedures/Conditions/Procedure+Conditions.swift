@@ -82,6 +82,11 @@ extension Procedure {
             state.gate?.noteOpened()
             return state.lifecycle.gateOpened()
         }
+        gateDidOpen(action)
+    }
+
+    /// Acts on what opening the gate decided (under the procedure's lock).
+    func gateDidOpen(_ action: ReadyAction?) {
         if case .start = action {
             // Started by hand: start on another thread rather than nest inside whatever
             // completed the last condition (a dependency's finish, another procedure's release).

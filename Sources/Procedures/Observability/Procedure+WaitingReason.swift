@@ -76,8 +76,8 @@ extension Procedure {
         case .dependencies(let operations):
             let unfinished = operations.filter { !$0.isFinished }
             return unfinished.isEmpty ? nil : .conditionDependencies(unfinished)
-        case .condition(let condition):
-            return .condition(name: condition.name)
+        case .condition(let index):
+            return .condition(name: gate.conditions[index].name)
         case .exclusivity(let categories):
             guard let request, let blocker = ExclusivityManager.shared.blocker(of: request) else {
                 // Granted a moment ago, or not yet in the lines.
