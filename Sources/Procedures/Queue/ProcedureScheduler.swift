@@ -60,6 +60,8 @@ final class ProcedureScheduler: @unchecked Sendable {
     @exclusivity(unchecked) private var streaming = false
     /// When the last loop ran out of work and left (uptime nanoseconds); 0 for never.
     @exclusivity(unchecked) private var idleSince: UInt64 = 0
+    /// How many times a loop lingered (for tests).
+    @exclusivity(unchecked) private var lingers = 0
     /// Set (under `lock`) when work arrives for a lingering loop; read without the lock by the
     /// lingering loop, which then takes the lock to take the work.
     private let lingerPoke = Atomic<Bool>(false)
@@ -168,6 +170,9 @@ final class ProcedureScheduler: @unchecked Sendable {
         static let background = DispatchQueue.global(qos: .background)
         static let `default` = DispatchQueue.global()
     }
+
+    /// How many times one of its drain loops lingered for more work (for tests).
+    var lingerCount: Int { lock.withLock { lingers } }
 
     /// How many procedures hold a slot, and how many wait for one.
     var counts: (running: Int, waiting: Int) { lock.withLock { (running, waiting.count) } }
@@ -314,6 +319,7 @@ final class ProcedureScheduler: @unchecked Sendable {
         // queues: on a user's own (serial) queue it would hold up the user's other blocks.
         if streaming, !lingering, underlyingQueue == nil, waiting.count == 0, !suspended, !holderReleased {
             lingering = true
+            lingers += 1
             lingerPoke.store(false, ordering: .relaxed)
             return .linger
         }
