@@ -5,7 +5,9 @@ import XCTest
 extension XCTestCase {
     /// Runs `procedures` (adding those not yet on a queue to `queue`, or to a new
     /// ``ProcedureQueue``) and waits, without blocking the procedures' threads, until every one
-    /// has finished and its did-finish observers have run.
+    /// has finished and the did-finish observers it had when this was called have run (this
+    /// wait is itself a did-finish observer: one added later, say while the procedure
+    /// executes, runs after it, so wait for such an observer with an expectation of its own).
     ///
     /// On timeout the test fails with one line per unfinished procedure saying where it is
     /// and why it is not running (see `Procedure.waitingReason`), so a forgotten `finish()`,

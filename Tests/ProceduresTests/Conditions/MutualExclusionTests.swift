@@ -58,16 +58,20 @@ final class MutualExclusionTests: XCTestCase {
     func testACategoryIsFreeWhenTheHoldersDidFinishObserversRun() {
         let category = uniqueCategory()
         let inUseWhenObserved = LockedBox<[Bool]>([])
+        let bothObserved = exactCountExpectation("both did-finish observers ran", count: 2)
         let holder = BlockProcedure {}
         holder.addCondition(MutuallyExclusive(category: category))
         let record: @Sendable (BlockProcedure, [any Error]) -> Void = { _, _ in
             let inUse = ExclusivityManager.isInUse(category)
             inUseWhenObserved.mutate { $0.append(inUse) }
+            bothObserved.fulfill()
         }
-        // One observer added before the holder is enqueued, one while it runs.
+        // One observer added before the holder is enqueued, one while it runs (after the
+        // observer a wait for the holder adds, so the test waits for the observers themselves).
         holder.addDidFinishBlockObserver(record)
         holder.addWillExecuteBlockObserver { holder in holder.addDidFinishBlockObserver(record) }
-        wait(for: holder)
+        ProcedureQueue().addOperation(holder)
+        wait(for: [bothObserved], timeout: 10)
         XCTAssertEqual(inUseWhenObserved.value, [false, false])
     }
 
