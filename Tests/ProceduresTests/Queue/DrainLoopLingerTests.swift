@@ -11,20 +11,9 @@ final class DrainLoopLingerTests: XCTestCase {
     /// on a global queue linger) never make a loop linger on the user's serial queue, whose
     /// other blocks it would hold up.
     func testALoopOnAnUnderlyingQueueNeverLingers() {
-        let iterations = stressIterations(2_000)
         let queue = ProcedureQueue()
         queue.underlyingQueue = DispatchQueue(label: "drain.loop.linger.tests")
-        let allRan = expectation(description: "every procedure ran")
-        let adder = Thread {
-            for _ in 0..<iterations {
-                let finished = DispatchSemaphore(value: 0)  // test-only: the adding thread waits
-                queue.addOperation(BlockProcedure { finished.signal() })
-                guard finished.wait(timeout: .now() + 10) == .success else { return }
-            }
-            allRan.fulfill()
-        }
-        adder.start()
-        wait(for: [allRan], timeout: 120)
+        addEachAsThePreviousRuns(stressIterations(2_000), to: queue)
         queue.waitUntilAllOperationsAreFinished()
         XCTAssertEqual(queue.scheduler.lingerCount, 0)
     }

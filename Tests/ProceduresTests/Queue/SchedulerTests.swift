@@ -39,19 +39,7 @@ final class SchedulerTests: XCTestCase {
     /// more, or has just left) always starts: one thread adds each procedure the moment the
     /// one before finished, thousands of times, so additions land on every side of that moment.
     func testAProcedureAddedAsTheQueueRunsOutOfWorkAlwaysStarts() {
-        let iterations = stressIterations(5_000)
-        let queue = ProcedureQueue()
-        let allRan = expectation(description: "every procedure ran")
-        let adder = Thread {
-            for _ in 0..<iterations {
-                let finished = DispatchSemaphore(value: 0)  // test-only: the adding thread waits
-                queue.addOperation(BlockProcedure { finished.signal() })
-                guard finished.wait(timeout: .now() + 10) == .success else { return }
-            }
-            allRan.fulfill()
-        }
-        adder.start()
-        wait(for: [allRan], timeout: 120)
+        addEachAsThePreviousRuns(stressIterations(5_000), to: ProcedureQueue())
     }
 
     /// An asynchronous procedure holds its slot until it finishes, so a width-1 queue does not

@@ -66,3 +66,22 @@ extension XCTestCase {
         group.wait()
     }
 }
+
+extension XCTestCase {
+    /// Adds `count` procedures to `queue` from a thread of its own, each the moment the one
+    /// before it ran, so that additions land just before, during and after the queue runs out
+    /// of work; waits until all ran (the test fails if one did not run within 10 seconds).
+    func addEachAsThePreviousRuns(_ count: Int, to queue: ProcedureQueue) {
+        let allRan = expectation(description: "every procedure ran")
+        let adder = Thread {
+            for _ in 0..<count {
+                let ran = DispatchSemaphore(value: 0)  // test-only: the adding thread waits
+                queue.addOperation(BlockProcedure { ran.signal() })
+                guard ran.wait(timeout: .now() + 10) == .success else { return }
+            }
+            allRan.fulfill()
+        }
+        adder.start()
+        wait(for: [allRan], timeout: 120)
+    }
+}
