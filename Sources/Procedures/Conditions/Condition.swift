@@ -1,5 +1,6 @@
 import Foundation
 import ProceduresSupport
+import Synchronization
 
 /// What a ``Condition`` decided.
 public enum ConditionResult: Sendable {
@@ -32,13 +33,18 @@ public enum ConditionResult: Sendable {
 open class Condition: @unchecked Sendable {
     // @unchecked: every mutable field is guarded by `Condition.lock`. One lock for all
     // conditions rather than one each: these fields are written while setting a condition up
-    // and read once per evaluation, so it is rarely contended, and a condition (often made
-    // per procedure) costs no lock allocation.
-    private static let lock = InlineLock()
+    // and read once per evaluation, and a condition (often made per procedure) costs no lock
+    // allocation. Shared by every thread that adds or checks a condition, so an adaptive one
+    // (see `Lock.contended()`), which cannot fall into a convoy.
+    private static let lock = Lock.contended()
     @exclusivity(unchecked) private var storedName: String?
     @exclusivity(unchecked) private var storedDependencies: [Procedure] = []
     @exclusivity(unchecked) private var storedProduced: [Procedure] = []
     @exclusivity(unchecked) private var storedRequirements = DependencyRequirements.none
+    /// Set (under `lock`, never cleared) once the condition is given a dependency, a produced
+    /// procedure or requirements. Most conditions never are, and checking them then takes no
+    /// lock: one acquiring load, which orders the settings made before it was set.
+    private let hasDependencySettings = Atomic<Bool>(false)
 
     /// A condition; subclasses set themselves up and call `super.init()`.
     public init() {}
@@ -85,7 +91,10 @@ open class Condition: @unchecked Sendable {
 
     /// Makes the condition wait for `procedure` to finish before it is evaluated.
     public final func addDependency(_ procedure: Procedure) {
-        Self.lock.withLock { storedDependencies.append(procedure) }
+        Self.lock.withLock {
+            storedDependencies.append(procedure)
+            hasDependencySettings.store(true, ordering: .releasing)
+        }
     }
 
     /// What the condition's own dependencies must not have done for it to be evaluated:
@@ -96,8 +105,16 @@ open class Condition: @unchecked Sendable {
     /// where an unmet requirement is that part's failure (so `!condition` is then satisfied).
     /// Set it before adding the condition to a procedure.
     public final var dependencyRequirements: DependencyRequirements {
-        get { Self.lock.withLock { storedRequirements } }
-        set { Self.lock.withLock { storedRequirements = newValue } }
+        get {
+            guard hasDependencySettings.load(ordering: .acquiring) else { return .none }
+            return Self.lock.withLock { storedRequirements }
+        }
+        set {
+            Self.lock.withLock {
+                storedRequirements = newValue
+                hasDependencySettings.store(true, ordering: .releasing)
+            }
+        }
     }
 
     /// Stops waiting for `procedure`, whether it was added with ``addDependency(_:)`` or
@@ -119,7 +136,10 @@ open class Condition: @unchecked Sendable {
     /// cancelled if the procedure is cancelled first. A condition that produces procedures
     /// belongs to one procedure only.
     public final func produceDependency(_ procedure: Procedure) {
-        Self.lock.withLock { storedProduced.append(procedure) }
+        Self.lock.withLock {
+            storedProduced.append(procedure)
+            hasDependencySettings.store(true, ordering: .releasing)
+        }
     }
 
     /// The conditions this one is made of (a compound condition's parts), whose dependencies
@@ -148,7 +168,8 @@ open class Condition: @unchecked Sendable {
         }
 
         func collect(_ condition: Condition) {
-            // Most conditions have no dependencies: nothing is copied for them.
+            // Most conditions have no dependencies: no lock is taken and nothing is copied.
+            guard condition.hasDependencySettings.load(ordering: .acquiring) else { return }
             let lists = Self.lock.withLock { () -> (waited: [Procedure], made: [Procedure])? in
                 if condition.storedDependencies.isEmpty && condition.storedProduced.isEmpty { return nil }
                 return (condition.storedDependencies, condition.storedProduced)
