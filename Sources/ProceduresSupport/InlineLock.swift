@@ -10,9 +10,8 @@ import Synchronization
 ///
 /// On Linux the `Mutex` is a priority-inheritance futex, whose contended unlock hands the lock
 /// to a sleeping waiter: fine for a lock that is seldom contended (a procedure's), a risk of a
-/// lock convoy for one that several threads take all the time. A queue's lock, taken by the
-/// adding thread and by every worker that finishes one of its procedures, is therefore a
-/// ``Lock/contended()``.
+/// lock convoy for one that many threads take all the time. Those (a queue's, a scheduler's,
+/// a group's, the clock's, the exclusivity manager's…) are ``Lock/contended()``.
 ///
 /// It cannot be copied, so it cannot be shared: an object that must use another's lock is
 /// handed that object instead. The rule of ``Lock`` holds: never call user code,

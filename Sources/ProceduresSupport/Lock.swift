@@ -8,9 +8,9 @@ import Darwin
 
 /// A small non-recursive mutex over `pthread_mutex_t`, shareable by copying.
 ///
-/// The objects made once per procedure (procedures, groups, their schedulers, queues) use
-/// ``InlineLock`` instead, which needs no allocation; this one is for the rest, and for a lock
-/// that several objects share (copies share the mutex).
+/// Procedures use ``InlineLock`` instead, which needs no allocation; this one is for the rest,
+/// for a lock that several objects share (copies share the mutex), and, made with
+/// ``contended()``, for every lock that many threads take all the time.
 ///
 /// The mutex lives in the tail of one heap object (a `ManagedBuffer`), so its address never
 /// moves, which pthreads requires, and a lock costs one allocation rather than two (an object
@@ -36,10 +36,10 @@ public struct Lock: @unchecked Sendable {
         self.init(adaptive: false)
     }
 
-    /// A lock for state that several threads take all the time (a queue's members, a
-    /// scheduler's ready line, the clock's timers, the exclusivity lines). On Linux it is an
-    /// adaptive mutex: it spins briefly before it sleeps, and unlocking never hands it to a
-    /// sleeping waiter, so a thread that is running takes it first. ``InlineLock`` (the
+    /// A lock for state that many threads take all the time (a queue's members, a scheduler's
+    /// ready line, a group's children, the clock's timers, the exclusivity lines). On Linux it
+    /// is an adaptive mutex: it spins briefly before it sleeps, and unlocking never hands it to
+    /// a sleeping waiter, so a thread that is running takes it first. ``InlineLock`` (the
     /// standard library's `Mutex`) uses priority-inheritance futexes, whose unlock does hand
     /// the lock to the waiter the kernel picks: under steady contention the lock then belongs,
     /// most of the time, to a thread that is not yet running, every other thread queues

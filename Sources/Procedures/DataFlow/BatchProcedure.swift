@@ -79,7 +79,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     private let width: Int
     private let policy: FailurePolicy
     private let maker: Maker
-    private let batchLock = InlineLock()
+    private let batchLock = Lock.contended()
     @exclusivity(unchecked) private var batch = State()  // only touched under `batchLock`
 
     /// The elements; set it directly or inject it.
