@@ -17,7 +17,7 @@ package struct TimerHeap {
         /// The system clock's entries cancel through `SystemClock.shared`, which lives as long
         /// as the process: they keep no reference to it, so the shared clock (which every
         /// timeout uses) has no weak references and its retains stay on the fast path.
-        private let isSystemClocks: Bool
+        private let cancelsThroughSharedClock: Bool
         /// Any other owner, to remove the entry on `cancel()`. Weak: a clock dropped with
         /// callbacks pending must be freed, and its entries with it.
         private weak var owner: (any TimerHeapOwner)?
@@ -27,16 +27,16 @@ package struct TimerHeap {
             self.sequence = sequence
             self.action = action
             if owner === SystemClock.shared {
-                isSystemClocks = true
+                cancelsThroughSharedClock = true
             } else {
-                isSystemClocks = false
+                cancelsThroughSharedClock = false
                 self.owner = owner
             }
         }
 
         /// Removes the callback from its clock; it will not run.
         package func cancel() {
-            if isSystemClocks { SystemClock.shared.cancel(self) } else { owner?.cancel(self) }
+            if cancelsThroughSharedClock { SystemClock.shared.cancel(self) } else { owner?.cancel(self) }
         }
 
         @inline(__always)

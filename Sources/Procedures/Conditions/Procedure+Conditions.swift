@@ -85,7 +85,8 @@ extension Procedure {
         gateDidOpen(action)
     }
 
-    /// Acts on what opening the gate decided (under the procedure's lock).
+    /// Acts, holding no lock, on what opening the gate decided (`gateOpened()`, taken under
+    /// the procedure's lock).
     func gateDidOpen(_ action: ReadyAction?) {
         if case .start = action {
             // Started by hand: start on another thread rather than nest inside whatever
