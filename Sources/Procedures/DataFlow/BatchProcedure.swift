@@ -39,9 +39,18 @@ import ProceduresSupport
 public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGroupProcedure<[Output]>, InputProcedure,
     PartialOutputProcedure, ProgressUnitsSource, @unchecked Sendable
 {
-    // @unchecked: `batch` is guarded by `batchLock`; `input` is written before execute()
-    // (directly, or by the injection's will-execute observer) and read by execute(); the
-    // other stored properties are immutable.
+    // @unchecked: `batch`, `custom` and `partial` are guarded by `batchLock`; `elements` is
+    // written by execute() before the first child is made and emptied by
+    // `procedureWillFinish` once every child has finished, and read in between by the
+    // children's will-finish observers (each child is adopted after the write, through the
+    // group's locks); `input` is written before execute() (directly, or by the injection's
+    // will-execute observer) and read by execute(); the other stored properties are
+    // immutable.
+    //
+    // What each element touches is not generic (`State`, an index, a procedure): generic
+    // code here is not specialised for the caller's types, so every generic struct or tuple
+    // it builds (a `State<Element, Output>`, an `(Int, Element)`) costs a runtime metadata
+    // lookup, several hundred instructions each time.
 
     /// How children are made: transforms (always `TransformProcedure<Element, Output>`), or
     /// any output procedure.
@@ -59,18 +68,13 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     }
 
     private struct State {
-        var elements: [Element] = []
         /// The children made so far, at their element's index.
         var made: [Procedure?] = []
-        /// The same children with their output type, for children made by `makeChild:`
-        /// (transform children are read as what they are, which costs less).
-        var custom: [(any OutputProcedure<Output>)?] = []
+        /// Whether the child at each index has finished.
+        var finished: [Bool] = []
         /// How many elements have been claimed (their children made or being made).
         var next = 0
-        /// The unfinished children.
-        var running = Set<ObjectIdentifier>()
         var stopped = false
-        var partial: [Output?]?
         /// Its progress: how many elements there are, and how many have finished.
         var elementCount = 0
         var finishedElements = 0
@@ -80,7 +84,12 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     private let policy: FailurePolicy
     private let maker: Maker
     private let batchLock = Lock.contended()
-    @exclusivity(unchecked) private var batch = State()  // only touched under `batchLock`
+    @exclusivity(unchecked) private var batch = State()
+    @exclusivity(unchecked) private var elements: [Element] = []
+    /// The children with their output type, for children made by `makeChild:` (transform
+    /// children are read as what they are, which costs less).
+    @exclusivity(unchecked) private var custom: [(any OutputProcedure<Output>)?] = []
+    @exclusivity(unchecked) private var partial: [Output?]?
 
     /// The elements; set it directly or inject it.
     public var input: [Element]?
@@ -149,7 +158,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
 
     /// The outputs of the children that succeeded, in input order (nil for the others), once
     /// the batch has finished, whether it succeeded, failed or was cancelled; nil before.
-    public var partialOutput: [Output?]? { batchLock.withLock { batch.partial } }
+    public var partialOutput: [Output?]? { batchLock.withLock { partial } }
 
     /// Starts the first `width` elements.
     public override func execute() {
@@ -158,11 +167,11 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
             super.execute()
             return
         }
+        self.elements = elements
         batchLock.withLock {
-            batch.elements = elements
             batch.made = Array(repeating: nil, count: elements.count)
-            if case .custom = maker { batch.custom = Array(repeating: nil, count: elements.count) }
-            batch.running.reserveCapacity(min(width, elements.count))
+            batch.finished = Array(repeating: false, count: elements.count)
+            if case .custom = maker { custom = Array(repeating: nil, count: elements.count) }
             batch.elementCount = elements.count
         }
         progressSourceDidChange()
@@ -173,11 +182,12 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     private func startNext() {
         // The request, not `isCancelled`: no element starts once a cancel is asked for.
         guard cancelRequest == nil else { return }
-        guard let (index, element) = batchLock.withLock({ () -> (Int, Element)? in
-            guard !batch.stopped, batch.next < batch.elements.count else { return nil }
+        guard let index = batchLock.withLock({ () -> Int? in
+            guard !batch.stopped, batch.next < batch.elementCount else { return nil }
             defer { batch.next += 1 }
-            return (batch.next, batch.elements[batch.next])
+            return batch.next
         }) else { return }
+        let element = elements[index]
         // Made outside the lock (it is user code); children of several elements may be made
         // at once, on the threads of the children that finished before them.
         let child: Procedure
@@ -187,7 +197,6 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
             child = make(element)
             stopped = batchLock.withLock {
                 batch.made[index] = child
-                batch.running.insert(ObjectIdentifier(child))
                 return batch.stopped
             }
         case .custom(let make):
@@ -195,8 +204,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
             child = made
             stopped = batchLock.withLock {
                 batch.made[index] = child
-                batch.custom[index] = made
-                batch.running.insert(ObjectIdentifier(child))
+                custom[index] = made
                 return batch.stopped
             }
         }
@@ -207,18 +215,22 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         // its queue or the group learn that it finished: the next element starts there, in
         // parallel with the others; the group cannot finish before it has been added; and a
         // failure stops the batch before anything the finish sets off can start another.
-        child.addWillFinishBlockObserver { [weak self] child, errors in self?.childFinished(child, errors: errors) }
+        // Strong: a weak reference would give the batch a side table, after which every
+        // retain and release of it (several per child) takes the runtime's slow path. The
+        // cycle it makes (the batch keeps the child in `made`) ends when the child finishes
+        // and lets go of its observers.
+        child.addWillFinishBlockObserver { [self, index] _, errors in childFinished(at: index, errors: errors) }
         addChild(child)
     }
 
-    private func childFinished(_ child: Procedure, errors: [any Error]) {
+    private func childFinished(at index: Int, errors: [any Error]) {
         let policy = self.policy
         let others = batchLock.withLock { () -> [Procedure] in
-            batch.running.remove(ObjectIdentifier(child))
+            batch.finished[index] = true
             batch.finishedElements += 1
             guard !errors.isEmpty, policy == .cancelRemaining, !batch.stopped else { return [] }
             batch.stopped = true
-            return batch.made.compactMap { $0 }.filter { batch.running.contains(ObjectIdentifier($0)) }
+            return batch.made.indices.compactMap { batch.finished[$0] ? nil : batch.made[$0] }
         }
         for other in others { other.cancel() }
         progressSourceDidChange()
@@ -229,14 +241,18 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     public override func procedureWillFinish(withErrors errors: [any Error]) {
         let succeeded = errors.isEmpty && !isCancelled
         let elementCount = input?.count ?? 0
-        let (made, custom) = batchLock.withLock { () -> ([Procedure?], [(any OutputProcedure<Output>)?]) in
+        let made = batchLock.withLock { () -> [Procedure?] in
             defer {
                 batch.made = []
-                batch.custom = []
-                batch.elements = []
+                batch.finished = []
             }
-            return (batch.made, batch.custom)
+            return batch.made
         }
+        let custom = batchLock.withLock { () -> [(any OutputProcedure<Output>)?] in
+            defer { self.custom = [] }
+            return self.custom
+        }
+        elements = []
         // Read outside our lock: each output takes its child's own locks.
         var outputs: [Output?]
         switch maker {
@@ -259,7 +275,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         if succeeded, made.count == elementCount, let complete = Self.unwrapped(outputs) {
             setOutput(complete)
         }
-        batchLock.withLock { batch.partial = outputs }
+        batchLock.withLock { partial = outputs }
         super.procedureWillFinish(withErrors: errors)
     }
 

@@ -277,4 +277,30 @@ final class BatchProcedureTests: MisuseRecordingTestCase {
         let squares = try await queue.future(BatchProcedure(input: [1, 2, 3], width: 2) { $0 * $0 }).value
         XCTAssertEqual(squares, [1, 4, 9])
     }
+
+    func testAFinishedBatchAndItsChildrenAreReleased() {
+        // The children and the batch refer to each other while it runs; nothing is kept once
+        // it has finished, whether it succeeded or was cancelled part way.
+        final class BatchReference: @unchecked Sendable {
+            // @unchecked: set before the batch runs, read by its children afterwards.
+            weak var batch: BatchProcedure<Int, Int>?
+        }
+        let refs = WeakRefs()
+        for cancelPartWay in [false, true] {
+            let reference = BatchReference()
+            let made = LockedBox(0)
+            let batch = BatchProcedure(input: Array(0..<8), width: 2, makeChild: { (x: Int) in
+                let child = TransformProcedure<Int, Int>(input: x) { $0 }
+                refs.track(child, "child \(x) (cancelled part way: \(cancelPartWay))")
+                if cancelPartWay, made.mutate({ $0 += 1; return $0 }) == 3 { reference.batch?.cancel() }
+                return child
+            })
+            reference.batch = batch
+            refs.track(batch, "batch (cancelled part way: \(cancelPartWay))")
+            wait(for: batch)
+            XCTAssertEqual(batch.isCancelled, cancelPartWay)
+        }
+        XCTAssertGreaterThan(refs.count, 2)
+        waitUntilReleased(refs)
+    }
 }
