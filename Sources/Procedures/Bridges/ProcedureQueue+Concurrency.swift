@@ -40,23 +40,35 @@ extension ProcedureQueue {
         // which the finish released after that work, gives the order a visible edge.
         defer { _ = procedure.isFinished }
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                procedure.addDidFinishBlockObserver { procedure, errors in
-                    // Unlike a future's `.cancelled`, a thrown error can carry why the procedure
-                    // was cancelled (say, its injected input failed): only a bare cancel is a
-                    // CancellationError.
-                    if let failure = Procedure.failure(from: errors) {
-                        continuation.resume(throwing: failure)
-                    } else if procedure.isCancelled {
-                        continuation.resume(throwing: CancellationError())
-                    } else {
-                        continuation.resume()
-                    }
-                }
+            // Unsafe rather than checked: `FinishResumer` resumes exactly once (a did-finish
+            // observer runs once, and once for an observer added after the finish), and the
+            // checked kind costs an object of its own per await.
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+                procedure.addObserver(FinishResumer(continuation: continuation))
                 if !procedure.isEnqueued { addOperation(procedure) }
             }
         } onCancel: {
             procedure.cancel()
+        }
+    }
+}
+
+/// Resumes an awaiting task when its procedure finishes. A struct of one reference rather
+/// than a block observer: it fits in the observer list's existential inline, so adding it
+/// allocates nothing.
+private struct FinishResumer: ProcedureObserver {
+    let continuation: UnsafeContinuation<Void, any Error>
+
+    func didFinish(_ procedure: Procedure, errors: [any Error]) {
+        // Unlike a future's `.cancelled`, a thrown error can carry why the procedure was
+        // cancelled (say, its injected input failed): only a bare cancel is a
+        // CancellationError.
+        if let failure = Procedure.failure(from: errors) {
+            continuation.resume(throwing: failure)
+        } else if procedure.isCancelled {
+            continuation.resume(throwing: CancellationError())
+        } else {
+            continuation.resume()
         }
     }
 }
