@@ -146,6 +146,13 @@ open class Condition: @unchecked Sendable {
     /// it waits for too. Empty for a plain condition, and for ``SilentCondition``.
     var parts: [Condition] { [] }
 
+    /// False if the condition certainly waits for no procedure before it is evaluated: it
+    /// was given no dependency, produced procedure or requirements, and has no parts (which
+    /// could have some). No lock is taken.
+    var mayWaitForProcedures: Bool {
+        hasDependencySettings.load(ordering: .acquiring) || !parts.isEmpty
+    }
+
     /// Appends the dependencies to wait for (produced ones included) and the produced ones,
     /// of `conditions` and of their parts, nested to any depth, each procedure once.
     ///

@@ -79,6 +79,13 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
     // MARK: - Steps
 
     func begin(_ procedure: Procedure, owner: (any ProcedureOwner)?) {
+        if conditions.count == 1, !conditions[0].mayWaitForProcedures {
+            // The usual case: one condition with nothing to wait for first, so nothing to
+            // gather, and no wait that could lead back to the procedure.
+            hasCategories = conditions[0].isMutuallyExclusive
+            evaluate(procedure, from: 0)
+            return
+        }
         var produced: [Procedure] = []
         var dependencies: [Procedure] = []
         Condition.collectDependencies(of: conditions, into: &dependencies, produced: &produced)
