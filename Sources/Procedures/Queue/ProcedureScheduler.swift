@@ -32,6 +32,9 @@ final class ProcedureScheduler: @unchecked Sendable {
     @exclusivity(unchecked) private var width: Int
     @exclusivity(unchecked) private var running = 0
     @exclusivity(unchecked) private var suspended: Bool
+    /// `suspended`, written under `lock` with it, for `parkWhileSuspended` to read without the
+    /// lock: every procedure with conditions asks, and most queues are never suspended.
+    private let suspendedFlag: Atomic<Bool>
     @exclusivity(unchecked) private var lastDecision = Int.min
     @exclusivity(unchecked) private var waiting = ReadyLine()
     /// Drain loops dispatched but not yet running (0 or 1).
@@ -78,6 +81,7 @@ final class ProcedureScheduler: @unchecked Sendable {
     init(width: Int = -1, suspended: Bool = false) {
         self.width = width
         self.suspended = suspended
+        self.suspendedFlag = Atomic(suspended)
     }
 
     /// Makes `group` this scheduler's holder: when every procedure holding a slot here has
@@ -119,6 +123,7 @@ final class ProcedureScheduler: @unchecked Sendable {
                 lastDecision = decision
             }
             suspended = newValue
+            suspendedFlag.store(newValue, ordering: .releasing)
             guard !newValue else { return (nil, []) }
             defer { parkedGates = [] }
             return (loopNeeded(), parkedGates)
@@ -130,7 +135,10 @@ final class ProcedureScheduler: @unchecked Sendable {
     /// Parks `procedure`'s condition check if the scheduler is suspended (true), to be
     /// returned by the `setSuspended(false)` that resumes it.
     func parkWhileSuspended(_ procedure: Procedure) -> Bool {
-        lock.withLock {
+        // Not suspended: nothing to park, and no lock taken. (A suspension racing with this
+        // check is unordered with it anyway: it is as if it came just after.)
+        guard suspendedFlag.load(ordering: .acquiring) else { return false }
+        return lock.withLock {
             guard suspended else { return false }
             parkedGates.append(procedure)
             return true
