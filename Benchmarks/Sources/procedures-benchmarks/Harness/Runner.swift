@@ -10,6 +10,8 @@ struct Options {
     var only: Set<String>?
     /// `--profile ID[:SIZE][:baseline]`: run one half once, for callgrind or perf.
     var profile: (id: String, size: Int?, baseline: Bool)?
+    /// `--rusage`: print what each half of each round cost the process (see `RoundUsage`).
+    var rusage = false
 
     /// Sizes are written at full scale in the scenarios; a smoke run divides them by 100.
     func scaled(_ size: Int) -> Int { smoke ? max(1, size / 100) : size }
@@ -18,11 +20,14 @@ struct Options {
     var writesResults: Bool { !smoke && only == nil && profile == nil }
 
     static let usage = """
-        usage: procedures-benchmarks [--smoke] [--rounds N] [--only S1,S5,...] [--profile ID[:SIZE][:baseline]]
+        usage: procedures-benchmarks [--smoke] [--rounds N] [--only S1,S5,...] [--profile ID[:SIZE][:baseline]] [--rusage]
           --smoke      tiny sizes (1/100), one round; does not write RESULTS.md
           --rounds N   rounds per size (default 7); each round runs ours, then the baseline
           --only IDS   run only these scenarios (RESULTS.md is then not written)
           --profile    run one half of one scenario once (ours unless ':baseline'), for a profiler
+          --rusage     print each half of each round's wall time, CPU time and context switches
+                       (to stderr): catches a round that waits or spins where a sampler would
+                       disturb it
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -49,6 +54,8 @@ struct Options {
                     parts[0].uppercased(), parts.dropFirst().lazy.compactMap { Int($0) }.first,
                     parts.contains("baseline")
                 )
+            case "--rusage":
+                options.rusage = true
             case "-h", "--help":
                 print(usage)
                 exit(0)
@@ -127,8 +134,12 @@ enum Runner {
                 round += 1
                 progress("\(scenario.id) \(scenario.title): size \(size), round \(round)")
                 // Interleaved, so drift in the machine's load hits both halves alike.
-                if let half = scenario.ours { ours[size, default: []] += half(size) }
-                if let half = scenario.baseline { baseline[size, default: []] += half(size) }
+                if let half = scenario.ours {
+                    ours[size, default: []] += RoundUsage.measure(options.rusage ? "\(scenario.id) \(size) ours" : nil) { half(size) }
+                }
+                if let half = scenario.baseline {
+                    baseline[size, default: []] += RoundUsage.measure(options.rusage ? "\(scenario.id) \(size) baseline" : nil) { half(size) }
+                }
             }
             roundsRun[size] = round
         }
