@@ -1,7 +1,8 @@
 import Foundation
 
 /// What one half of one round cost the whole process (`--rusage`): wall time, user and
-/// system CPU time, and voluntary and involuntary context switches, from `getrusage`.
+/// system CPU time, and voluntary and involuntary context switches, from `getrusage`; and how
+/// many threads the process had when it ended (Dispatch grows its pool when workers block).
 ///
 /// A round that is slow for want of CPU shows user time near the wall time times the cores;
 /// one that waits shows voluntary switches (a thread went to sleep: a lock, a condition, an
@@ -17,12 +18,17 @@ enum RoundUsage {
         let wall = Stopwatch.seconds(since: started)
         let after = usage()
         let line = String(
-            format: "  rusage %@: wall %.3f s, user %.3f s, system %.3f s, voluntary switches %ld, involuntary %ld\n",
+            format: "  rusage %@: wall %.3f s, user %.3f s, system %.3f s, voluntary switches %ld, involuntary %ld, threads %ld\n",
             label, wall, seconds(after.ru_utime) - seconds(before.ru_utime),
             seconds(after.ru_stime) - seconds(before.ru_stime), after.ru_nvcsw - before.ru_nvcsw,
-            after.ru_nivcsw - before.ru_nivcsw)
+            after.ru_nivcsw - before.ru_nivcsw, threadCount())
         FileHandle.standardError.write(Data(line.utf8))
         return result
+    }
+
+    /// The process's threads, from `/proc/self/task` (0 where there is none).
+    private static func threadCount() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
     }
 
     private static func usage() -> rusage {
