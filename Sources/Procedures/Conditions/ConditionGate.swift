@@ -79,10 +79,15 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
     // MARK: - Steps
 
     func begin(_ procedure: Procedure, owner: (any ProcedureOwner)?) {
-        if conditions.count == 1, !conditions[0].mayWaitForProcedures {
-            // The usual case: one condition with nothing to wait for first, so nothing to
-            // gather, and no wait that could lead back to the procedure.
-            hasCategories = conditions[0].isMutuallyExclusive
+        var waitsFirst = false
+        for index in 0..<conditions.count {
+            let condition = conditions[index]
+            if condition.isMutuallyExclusive { hasCategories = true }
+            if condition.mayWaitForProcedures { waitsFirst = true }
+        }
+        // Usually no condition waits for anything first: nothing to gather, and no wait that
+        // could lead back to the procedure.
+        guard waitsFirst else {
             evaluate(procedure, from: 0)
             return
         }
@@ -95,7 +100,6 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
                 "a condition of \(procedure.displayName) depends on \(chain[0].displayName), which waits for \(procedure.displayName) (\(WaitForItself.describe(chain))): the condition could never be evaluated. Remove one of these waits.")
             return
         }
-        hasCategories = conditions.contains { $0.isMutuallyExclusive }
         guard !dependencies.isEmpty else {
             evaluate(procedure, from: 0)
             return

@@ -47,10 +47,10 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     // will-execute observer) and read by execute(); the other stored properties are
     // immutable.
     //
-    // What each element touches is not generic (`State`, an index, a procedure): generic
-    // code here is not specialised for the caller's types, so every generic struct or tuple
-    // it builds (a `State<Element, Output>`, an `(Int, Element)`) costs a runtime metadata
-    // lookup, several hundred instructions each time.
+    // What each element touches does not depend on `Element` or `Output` (`State`, an index,
+    // a procedure): generic code here is not specialised for the caller's types, so every
+    // value it builds whose layout does (a state holding `[Element]`, an `(Int, Element)`)
+    // costs a runtime metadata lookup, several hundred instructions each time.
 
     /// How children are made: transforms (always `TransformProcedure<Element, Output>`), or
     /// any output procedure.
@@ -241,16 +241,13 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     public override func procedureWillFinish(withErrors errors: [any Error]) {
         let succeeded = errors.isEmpty && !isCancelled
         let elementCount = input?.count ?? 0
-        let made = batchLock.withLock { () -> [Procedure?] in
+        let (made, custom) = batchLock.withLock { () -> ([Procedure?], [(any OutputProcedure<Output>)?]) in
             defer {
                 batch.made = []
                 batch.finished = []
+                self.custom = []
             }
-            return batch.made
-        }
-        let custom = batchLock.withLock { () -> [(any OutputProcedure<Output>)?] in
-            defer { self.custom = [] }
-            return self.custom
+            return (batch.made, self.custom)
         }
         elements = []
         // Read outside our lock: each output takes its child's own locks.

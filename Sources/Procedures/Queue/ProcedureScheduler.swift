@@ -31,10 +31,12 @@ final class ProcedureScheduler: @unchecked Sendable {
     private let lock = Lock.contended()
     @exclusivity(unchecked) private var width: Int
     @exclusivity(unchecked) private var running = 0
-    @exclusivity(unchecked) private var suspended: Bool
-    /// `suspended`, written under `lock` with it, for `parkWhileSuspended` to read without the
-    /// lock: every procedure with conditions asks, and most queues are never suspended.
+    /// Written only under `lock`, and read under it too, except by `parkWhileSuspended`: an
+    /// atomic so that that one can read it without the lock (every procedure with conditions
+    /// asks, and most queues are never suspended).
     private let suspendedFlag: Atomic<Bool>
+    /// Under `lock`.
+    private var suspended: Bool { suspendedFlag.load(ordering: .relaxed) }
     @exclusivity(unchecked) private var lastDecision = Int.min
     @exclusivity(unchecked) private var waiting = ReadyLine()
     /// Drain loops dispatched but not yet running (0 or 1).
@@ -80,7 +82,6 @@ final class ProcedureScheduler: @unchecked Sendable {
 
     init(width: Int = -1, suspended: Bool = false) {
         self.width = width
-        self.suspended = suspended
         self.suspendedFlag = Atomic(suspended)
     }
 
@@ -122,7 +123,6 @@ final class ProcedureScheduler: @unchecked Sendable {
                 guard decision > lastDecision else { return (nil, []) }
                 lastDecision = decision
             }
-            suspended = newValue
             suspendedFlag.store(newValue, ordering: .releasing)
             guard !newValue else { return (nil, []) }
             defer { parkedGates = [] }
@@ -139,7 +139,7 @@ final class ProcedureScheduler: @unchecked Sendable {
         // check is unordered with it anyway: it is as if it came just after.)
         guard suspendedFlag.load(ordering: .acquiring) else { return false }
         return lock.withLock {
-            guard suspended else { return false }
+            guard suspended else { return false }  // resumed meanwhile
             parkedGates.append(procedure)
             return true
         }
