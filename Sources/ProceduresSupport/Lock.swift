@@ -39,12 +39,11 @@ public struct Lock: @unchecked Sendable {
     /// A lock for state that many threads take all the time (a queue's members, a scheduler's
     /// ready line, a group's children, the clock's timers, the exclusivity lines). On Linux it
     /// is an adaptive mutex: it spins briefly before it sleeps, and unlocking never hands it to
-    /// a sleeping waiter, so a thread that is running takes it first. ``InlineLock`` (the
-    /// standard library's `Mutex`) uses priority-inheritance futexes, whose unlock does hand
-    /// the lock to the waiter the kernel picks: under steady contention the lock then belongs,
-    /// most of the time, to a thread that is not yet running, every other thread queues
-    /// behind it, and throughput falls to the rate of context switches (a benchmark of
-    /// 100,000 procedures went from 0.1 s to 3 s, on and off, in that state).
+    /// a sleeping waiter, so a thread that is running takes it first. (A lock that hands a
+    /// contended lock to the waiter the kernel picks, as the standard library's `Mutex` does on
+    /// Linux, falls into convoys under steady contention: the lock belongs, most of the time,
+    /// to a thread that is not yet running, and throughput falls to the rate of context
+    /// switches; a benchmark of 100,000 procedures went from 0.1 s to 3 s, on and off.)
     public static func contended() -> Lock {
         Lock(adaptive: true)
     }

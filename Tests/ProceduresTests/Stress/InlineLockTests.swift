@@ -1,6 +1,8 @@
-import ProceduresSupport
+import Synchronization
 import ProceduresTestSupport
 import XCTest
+
+@testable import ProceduresSupport
 
 /// The lock inside every procedure, queue, scheduler and group: mutual exclusion under
 /// contention, and the value a critical section returns.
@@ -44,6 +46,60 @@ final class InlineLockTests: XCTestCase {
         for _ in 0..<rounds { ThreadRace.run(body, body) }
         XCTAssertEqual(torn.value, 0)
         XCTAssertEqual(counter.lock.withLock { counter.lastSeen }, [rounds * 4_000, rounds * 4_000])
+    }
+
+    func testManyMoreThreadsThanCoresNeverLoseAnIncrement() {
+        // Eight threads on two cores: most of them find the lock held by a thread that is not
+        // running, spin out and sleep, so this exercises sleeping and waking, not just spinning.
+        let rounds = stressIterations(20)
+        let threads = 8
+        let perThread = 5_000
+        let counter = Counter()
+        for _ in 0..<rounds {
+            Self.runOnThreads(threads) { for _ in 0..<perThread { counter.lock.withLock { counter.count += 1 } } }
+        }
+        XCTAssertEqual(counter.lock.withLock { counter.count }, rounds * threads * perThread)
+    }
+
+    #if os(Linux) && (arch(x86_64) || arch(arm64))
+    func testEveryThreadAsleepOnAHeldLockIsWokenWhenItIsReleased() {
+        // The holder keeps the lock until a waiter has marked it as slept on (the word reads 2),
+        // so each round has threads asleep in the kernel when it unlocks; every one of them
+        // must get through, or the round never ends.
+        let rounds = stressIterations(50)
+        let waiters = 6
+        let counter = Counter()
+        for _ in 0..<rounds {
+            let held = Atomic<Bool>(false)
+            let done = DispatchGroup()
+            done.enter()
+            Thread {
+                counter.lock.withLock {
+                    held.store(true, ordering: .releasing)
+                    while counter.lock.word.load(ordering: .relaxed) != 2 {}
+                }
+                done.leave()
+            }.start()
+            while !held.load(ordering: .acquiring) {}
+            Self.runOnThreads(waiters) { counter.lock.withLock { counter.count += 1 } }
+            done.wait()
+        }
+        XCTAssertEqual(counter.lock.withLock { counter.count }, rounds * waiters)
+        XCTAssertEqual(counter.lock.word.load(ordering: .relaxed), 0, "a released lock reads free")
+    }
+    #endif
+
+    /// Runs `body` on `count` new threads at once and returns when all have returned.
+    private static func runOnThreads(_ count: Int, _ body: @escaping @Sendable () -> Void) {
+        let done = DispatchGroup()
+        for _ in 0..<count {
+            done.enter()
+            Thread {
+                body()
+                done.leave()
+            }.start()
+        }
+        done.wait()
     }
 }
 
