@@ -31,6 +31,8 @@ let scenarios: [Scenario] =
         U1UpToDate.forced,
     ] + FutureScenarios.all
 
+if let threads = options.dispatchThreads { DispatchPool.grow(toAtLeast: threads) }
+
 if options.profile != nil {
     Runner.profile(scenarios, options: options)
     removeUpToDateTrees()

@@ -21,14 +21,9 @@ enum RoundUsage {
             format: "  rusage %@: wall %.3f s, user %.3f s, system %.3f s, voluntary switches %ld, involuntary %ld, threads %ld\n",
             label, wall, seconds(after.ru_utime) - seconds(before.ru_utime),
             seconds(after.ru_stime) - seconds(before.ru_stime), after.ru_nvcsw - before.ru_nvcsw,
-            after.ru_nivcsw - before.ru_nivcsw, threadCount())
+            after.ru_nivcsw - before.ru_nivcsw, DispatchPool.threadCount())
         FileHandle.standardError.write(Data(line.utf8))
         return result
-    }
-
-    /// The process's threads, from `/proc/self/task` (0 where there is none).
-    private static func threadCount() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
     }
 
     private static func usage() -> rusage {

@@ -12,6 +12,8 @@ struct Options {
     var profile: (id: String, size: Int?, baseline: Bool)?
     /// `--rusage`: print what each half of each round cost the process (see `RoundUsage`).
     var rusage = false
+    /// `--grow-dispatch N`: first make Dispatch lend the process N threads (see `DispatchPool`).
+    var dispatchThreads: Int?
 
     /// Sizes are written at full scale in the scenarios; a smoke run divides them by 100.
     func scaled(_ size: Int) -> Int { smoke ? max(1, size / 100) : size }
@@ -21,6 +23,7 @@ struct Options {
 
     static let usage = """
         usage: procedures-benchmarks [--smoke] [--rounds N] [--only S1,S5,...] [--profile ID[:SIZE][:baseline]] [--rusage]
+                                     [--grow-dispatch N]
           --smoke      tiny sizes (1/100), one round; does not write RESULTS.md
           --rounds N   rounds per size (default 7); each round runs ours, then the baseline
           --only IDS   run only these scenarios (RESULTS.md is then not written)
@@ -28,6 +31,9 @@ struct Options {
           --rusage     print each half of each round's wall time, CPU time and context switches
                        (to stderr): catches a round that waits or spins where a sampler would
                        disturb it
+          --grow-dispatch N  before anything else, block Dispatch's threads until its pool has
+                       grown to N threads (about 2 s per thread beyond the cores): the state a
+                       full run leaves for its later scenarios, made on purpose
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -56,6 +62,9 @@ struct Options {
                 )
             case "--rusage":
                 options.rusage = true
+            case "--grow-dispatch":
+                guard let value = rest.popFirst().flatMap(Int.init), value > 0 else { fail("--grow-dispatch needs a thread count") }
+                options.dispatchThreads = value
             case "-h", "--help":
                 print(usage)
                 exit(0)
