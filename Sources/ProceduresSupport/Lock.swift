@@ -8,9 +8,9 @@ import Darwin
 
 /// A small non-recursive mutex over `pthread_mutex_t`, shareable by copying.
 ///
-/// Procedures use ``InlineLock`` instead, which needs no allocation; this one is for the rest,
-/// for a lock that several objects share (copies share the mutex), and, made with
-/// ``contended()``, for every lock that many threads take all the time.
+/// An object that owns its lock uses ``InlineLock`` instead, which needs no allocation and
+/// never hands a contended lock to a sleeping waiter; this one is for a lock that several
+/// objects share (copies share the mutex) and for seldom-taken locks outside the hot paths.
 ///
 /// The mutex lives in the tail of one heap object (a `ManagedBuffer`), so its address never
 /// moves, which pthreads requires, and a lock costs one allocation rather than two (an object
@@ -33,34 +33,9 @@ public struct Lock: @unchecked Sendable {
     @usableFromInline let storage: Storage
 
     public init() {
-        self.init(adaptive: false)
-    }
-
-    /// A lock for state that many threads take all the time (a queue's members, a scheduler's
-    /// ready line, a group's children, the clock's timers, the exclusivity lines). On Linux it
-    /// is an adaptive mutex: it spins briefly before it sleeps, and unlocking never hands it to
-    /// a sleeping waiter, so a thread that is running takes it first. (A lock that hands a
-    /// contended lock to the waiter the kernel picks, as the standard library's `Mutex` does on
-    /// Linux, falls into convoys under steady contention: the lock belongs, most of the time,
-    /// to a thread that is not yet running, and throughput falls to the rate of context
-    /// switches; a benchmark of 100,000 procedures went from 0.1 s to 3 s, on and off.)
-    public static func contended() -> Lock {
-        Lock(adaptive: true)
-    }
-
-    private init(adaptive: Bool) {
         storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in }, to: Storage.self)
         let status = storage.withUnsafeMutablePointerToElements { mutex -> Int32 in
             mutex.initialize(to: pthread_mutex_t())
-            #if canImport(Glibc)
-            if adaptive {
-                var attributes = pthread_mutexattr_t()
-                pthread_mutexattr_init(&attributes)
-                defer { pthread_mutexattr_destroy(&attributes) }
-                pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
-                return pthread_mutex_init(mutex, &attributes)
-            }
-            #endif
             return pthread_mutex_init(mutex, nil)
         }
         precondition(status == 0, "pthread_mutex_init failed: \(status)")

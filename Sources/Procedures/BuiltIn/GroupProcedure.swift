@@ -129,7 +129,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
             if case .pending(let cancelled) = phase { phase = .running(cancelled: cancelled) }
         }
     }
-    let groupLock = Lock.contended()
+    let groupLock = InlineLock()
     @exclusivity(unchecked) var group = State()  // only touched under `groupLock`
     /// Runs the children: no Foundation queue is involved. Suspended until the group starts.
     let scheduler = ProcedureScheduler(suspended: true)

@@ -20,7 +20,7 @@ public final class SystemClock: ProcedureClock, TimerHeapOwner, @unchecked Senda
     /// The one real-time clock.
     public static let shared = SystemClock()
 
-    private let lock = Lock.contended()
+    private let lock = InlineLock()
     @exclusivity(unchecked) private var heap = TimerHeap()
     /// The deadline the timer is armed for; nil when it is idle.
     @exclusivity(unchecked) private var armedDeadline: Double?

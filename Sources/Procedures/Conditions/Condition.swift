@@ -34,9 +34,9 @@ open class Condition: @unchecked Sendable {
     // @unchecked: every mutable field is guarded by `Condition.lock`. One lock for all
     // conditions rather than one each: these fields are written while setting a condition up
     // and read once per evaluation, and a condition (often made per procedure) costs no lock
-    // allocation. Shared by every thread that adds or checks a condition, so an adaptive one
-    // (see `Lock.contended()`), which cannot fall into a convoy.
-    private static let lock = Lock.contended()
+    // allocation. Shared by every thread that adds or checks a condition, which is why it is
+    // an `InlineLock`: it never hands a contended lock to a sleeping waiter (no convoy).
+    private static let lock = InlineLock()
     @exclusivity(unchecked) private var storedName: String?
     @exclusivity(unchecked) private var storedDependencies: [Procedure] = []
     @exclusivity(unchecked) private var storedProduced: [Procedure] = []

@@ -81,7 +81,7 @@ package final class ExclusivityManager: @unchecked Sendable {
         }
     }
 
-    private let lock = Lock.contended()
+    private let lock = InlineLock()
     @exclusivity(unchecked) private var lines: [String: Line] = [:]
     /// The line joined last: usually one hot category is asked for again and again, and
     /// comparing its name (often the very same string) is far cheaper than hashing it.

@@ -83,7 +83,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     private let width: Int
     private let policy: FailurePolicy
     private let maker: Maker
-    private let batchLock = Lock.contended()
+    private let batchLock = InlineLock()
     @exclusivity(unchecked) private var batch = State()
     @exclusivity(unchecked) private var elements: [Element] = []
     /// The children with their output type, for children made by `makeChild:` (transform

@@ -27,7 +27,7 @@ public class ReduceProcedure<Element: Sendable, Result: Sendable>: ResultProcedu
     // `initialResult` and `update` are immutable.
     private let initialResult: Result
     private let update: @Sendable (inout Result, Element) throws -> Void
-    private let partialLock = Lock.contended()
+    private let partialLock = InlineLock()
     private var partial: Result?
 
     /// The elements to combine; set it directly or inject it.

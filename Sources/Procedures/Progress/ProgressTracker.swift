@@ -42,7 +42,7 @@ final class ProgressTracker: @unchecked Sendable {
         var mirror = false
     }
 
-    private let lock = Lock.contended()
+    private let lock = InlineLock()
     /// The procedure's identity (how its group knows it).
     let id: ObjectIdentifier
     /// The procedure, for the units of a source. Weak: the procedure holds its tracker.

@@ -48,7 +48,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     // written under it; `scheduler` is immutable and locks for itself; `idle` is an
     // NSCondition used only to wake `waitUntilAllOperationsAreFinished`. (The lock also makes
     // the runtime's exclusivity checks redundant: where they showed in profiles they are off.)
-    private let lock = Lock.contended()
+    private let lock = InlineLock()
     let scheduler: ProcedureScheduler
     /// Every unfinished operation added to the queue, oldest first (a plain operation's entry
     /// is the runner that starts it). O(1) in and out, no hashing: see `MemberList`.

@@ -28,7 +28,7 @@ import Synchronization
 /// nothing here blocks a thread (a linger yields its core and lasts at most 10 µs).
 final class ProcedureScheduler: @unchecked Sendable {
     // @unchecked: every mutable field is guarded by `lock`.
-    private let lock = Lock.contended()
+    private let lock = InlineLock()
     @exclusivity(unchecked) private var width: Int
     @exclusivity(unchecked) private var running = 0
     /// Written only under `lock`, and read under it too, except by `parkWhileSuspended`: an
