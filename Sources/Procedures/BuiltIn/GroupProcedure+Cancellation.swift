@@ -37,10 +37,8 @@ extension GroupProcedure {
 
     /// Rule 2: the cancel request is recorded the moment `cancel()` is called; a child added
     /// after that is cancelled here, one added before is in the snapshot `cancelChildren` takes.
-    func cancelIfGroupCancelled(_ child: Operation) {
-        if let cancelErrors = cancelRequest {
-            Procedure.cancelTogether([child]) { _ in Self.childCancelErrors(parentErrors: cancelErrors) }
-        }
+    func cancelAsChild(_ child: Operation, groupErrors: [any Error]) {
+        Procedure.cancelTogether([child]) { _ in Self.childCancelErrors(parentErrors: groupErrors) }
     }
 
     private static func childCancelErrors(parentErrors: [any Error]) -> [any Error] {

@@ -266,7 +266,13 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     /// to the group's queue): it is counted before its queue tracks it.
     func adoptChild(_ child: Operation) {
         // A group cannot contain itself, nor a procedure it waits for: it would never finish.
-        let ownDependency = (child as? Procedure).map { child in lock.withLock { state.dependencies.contains { $0 === child } } } ?? false
+        // Read with whether anyone observes the group, in one critical section: every child
+        // takes this lock, from whichever thread adds it, so each time counts.
+        let procedure = child as? Procedure
+        let (ownDependency, observed) = lock.withLock { () -> (Bool, Bool) in
+            let own = procedure.map { child in state.dependencies.contains { $0 === child } } ?? false
+            return (own, !state.observers.isEmpty)
+        }
         guard child !== self, !ownDependency else {
             ProcedureMisuse.report(
                 .invalidDependency,
@@ -276,7 +282,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         }
         // A procedure that already belongs elsewhere is refused before any observer hears of
         // it (its claim reports why); one racing to another owner is refused by its claim.
-        if let procedure = child as? Procedure, procedure.isEnqueued {
+        if let procedure, procedure.isEnqueued {
             _ = claim(procedure)
             return
         }
@@ -288,7 +294,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         }
         // Children given to init are reported when the group starts them; the others now,
         // through the group's events so that the observers never overlap its other callbacks.
-        let report = accepted && !initial && !observers.isEmpty
+        let report = accepted && !initial && observed
         if report { reportAddition(of: child, will: true) }
         guard accepted else {
             ProcedureMisuse.report(
@@ -297,7 +303,10 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
                 subject: self)
             return
         }
-        cancelIfGroupCancelled(child)
+        // Read once the child is among the children, so that a cancel or a progress tracker
+        // that comes later finds it there, and one that came before is seen here.
+        let (cancelRequest, tracker) = lock.withLock { (cancelRequestLocked, progressStorage.tracker) }
+        if let cancelRequest { cancelAsChild(child, groupErrors: cancelRequest) }
         guard enqueue(child) else {
             groupLock.withLock {
                 group.unfinishedChildren -= 1
@@ -306,7 +315,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
             send(.perform { [self] in finishIfDone() })
             return
         }
-        progressDidAdopt(child)  // Progress/GroupProgress.swift
+        if let tracker { progressDidAdopt(child, tracker: tracker) }  // Progress/GroupProgress.swift
         if report { reportAddition(of: child, will: false) }
     }
 

@@ -68,6 +68,9 @@ extension Procedure {
 
     /// True once a cancel has been decided (before its hooks run), and the errors so far.
     var cancelRequest: [any Error]? {
-        lock.withLock { state.cancellation == .none ? nil : state.errors }
+        lock.withLock { cancelRequestLocked }
     }
+
+    /// ``cancelRequest``, for a caller that holds `lock`.
+    var cancelRequestLocked: [any Error]? { state.cancellation == .none ? nil : state.errors }
 }

@@ -26,9 +26,9 @@ extension GroupProcedure {
         for child in children { count(child, in: tracker) }
     }
 
-    /// Called by the group as it adopts a child.
-    func progressDidAdopt(_ child: Operation) {
-        guard let tracker = existingProgressTracker, tracker.countsChildren else { return }
+    /// Called by the group as it adopts a child, with its tracker (read with its lock held).
+    func progressDidAdopt(_ child: Operation, tracker: ProgressTracker) {
+        guard tracker.countsChildren else { return }
         count(child, in: tracker)
     }
 
