@@ -27,6 +27,7 @@ let scenarios: [Scenario] =
         P1Processes.scenario,
         N1Requests.scenario,
         B1Batch.scenario,
+        B1Batch.oversubscribed,
         U1UpToDate.check,
         U1UpToDate.forced,
     ] + FutureScenarios.all

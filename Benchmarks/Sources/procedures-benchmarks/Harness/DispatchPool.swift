@@ -10,7 +10,10 @@ import Foundation
 /// convoy, which B1 once fell into that way. This makes those conditions for a run of one
 /// scenario.
 enum DispatchPool {
-    static func grow(toAtLeast target: Int) {
+    /// Blocks Dispatch's workers until the process has `target` threads (or two minutes have
+    /// passed); says how it went on stderr unless `quiet`.
+    static func grow(toAtLeast target: Int, quiet: Bool = false) {
+        guard threadCount() < target else { return }
         let started = Stopwatch.now()
         let blockers = 8 * ProcessInfo.processInfo.activeProcessorCount
         while threadCount() < target, Stopwatch.seconds(since: started) < 120 {
@@ -18,6 +21,7 @@ enum DispatchPool {
             for _ in 0..<blockers { DispatchQueue.global().async(group: group) { usleep(200_000) } }
             group.wait()
         }
+        guard !quiet else { return }
         let line = String(
             format: "Dispatch's pool: %d threads in the process after %.1f s\n", threadCount(),
             Stopwatch.seconds(since: started))

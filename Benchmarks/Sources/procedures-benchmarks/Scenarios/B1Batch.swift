@@ -13,6 +13,25 @@ enum B1Batch {
             + "wait for it, read its output array; baseline: N `TransformProcedure`s on a `ProcedureQueue` of width "
             + "\(width), wait for it to drain, read their outputs into an array.")
 
+    /// B1 once Dispatch has lent the process several times more threads than cores, as it does
+    /// after work that blocks its threads (in a full run, P1's and N1's baselines): the batch's
+    /// children then run on more threads than cores, all taking the batch's lock, which is
+    /// where a lock that hands itself to a sleeping waiter falls into a convoy (B1 took 7.85 s
+    /// instead of 0.16 s so). The first round waits for the pool to grow (about 2 s a thread).
+    static let oversubscribed = Scenario(
+        id: "B1d", title: "batch, Dispatch oversubscribed", sizes: [100_000],
+        statistics: [.median(.ratioAtMost(1.3))],
+        ours: { n in growDispatch(); return ours(n) },
+        baseline: { n in growDispatch(); return baseline(n) },
+        note: "B1 at 100,000, each half run once Dispatch's pool has at least \(oversubscribedThreads) threads "
+            + "(grown by blocking its workers first, as a full run's P1 and N1 do).")
+
+    static let oversubscribedThreads = 6 * ProcessInfo.processInfo.activeProcessorCount
+
+    private static func growDispatch() {
+        DispatchPool.grow(toAtLeast: oversubscribedThreads, quiet: true)
+    }
+
     static func ours(_ n: Int) -> [Double] {
         let queue = ProcedureQueue()
         let input = Array(0..<n)
