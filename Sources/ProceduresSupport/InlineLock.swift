@@ -92,16 +92,16 @@ public struct InlineLock: ~Copyable, Sendable {
 #if os(Linux) && (arch(x86_64) || arch(arm64))
 /// The two futex operations the lock needs. `syscall` is variadic, which Swift cannot call,
 /// so it is looked up once with the fixed arguments `futex` reads (a variadic call passes
-/// integer and pointer arguments in the same registers on x86-64 and ARM64 Linux).
+/// integer and pointer arguments in the same registers on x86-64 and ARM64 Linux). Where it
+/// cannot be looked up (a fully static binary has no dynamic symbols), a waiter yields its
+/// core instead of sleeping: slower under contention, never wrong, since a waiter looks at
+/// the word again after every wait.
 @usableFromInline enum Futex {
     private typealias Call = @convention(c) (Int, UnsafeRawPointer, Int32, UInt32, UnsafeRawPointer?) -> Int
 
-    private static let call: Call = {
+    private static let call: Call? = {
         // RTLD_DEFAULT is a null handle on glibc and musl.
-        guard let address = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syscall") else {
-            preconditionFailure("InlineLock: the C library has no `syscall` function to wait on a futex with")
-        }
-        return unsafeBitCast(address, to: Call.self)
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syscall").map { unsafeBitCast($0, to: Call.self) }
     }()
 
     /// `SYS_futex`, which the C library declares through macros Swift does not import.
@@ -116,11 +116,15 @@ public struct InlineLock: ~Copyable, Sendable {
     /// Sleeps while the word at `address` holds `value` (returns at once if it does not, and
     /// may return spuriously: the caller looks again).
     @usableFromInline static func wait(_ address: UnsafeRawPointer, whileEqualTo value: UInt32) {
+        guard let call else {
+            sched_yield()
+            return
+        }
         _ = call(Self.number, address, waitPrivate, value, nil)
     }
 
     @usableFromInline static func wakeOne(_ address: UnsafeRawPointer) {
-        _ = call(Self.number, address, wakePrivate, 1, nil)
+        _ = call?(Self.number, address, wakePrivate, 1, nil)
     }
 }
 #endif
