@@ -51,17 +51,37 @@ final class InlineLockTests: XCTestCase {
     func testManyMoreThreadsThanCoresNeverLoseAnIncrement() {
         // Eight threads on two cores: most of them find the lock held by a thread that is not
         // running, spin out and sleep, so this exercises sleeping and waking, not just spinning.
+        // The critical section is long enough that a waiter spins out and sleeps.
         let rounds = stressIterations(20)
         let threads = 8
-        let perThread = 5_000
+        let perThread = 2_000
         let counter = Counter()
         for _ in 0..<rounds {
-            Self.runOnThreads(threads) { for _ in 0..<perThread { counter.lock.withLock { counter.count += 1 } } }
+            Self.runOnThreads(threads) {
+                for _ in 0..<perThread { counter.lock.withLock { for _ in 0..<50 { counter.count += 1 } } }
+            }
         }
-        XCTAssertEqual(counter.lock.withLock { counter.count }, rounds * threads * perThread)
+        XCTAssertEqual(counter.lock.withLock { counter.count }, rounds * threads * perThread * 50)
     }
 
     #if os(Linux) && (arch(x86_64) || arch(arm64))
+    func testWithoutTheFutexCallWaitersYieldAndNeverLoseAnIncrement() {
+        // What a fully static binary gets, where `syscall` cannot be looked up.
+        Futex.yieldsInstead.store(true, ordering: .relaxed)
+        defer { Futex.yieldsInstead.store(false, ordering: .relaxed) }
+        // A critical section long enough that a waiter spins out and waits (here: yields).
+        let rounds = stressIterations(10)
+        let threads = 8
+        let perThread = 1_000
+        let counter = Counter()
+        for _ in 0..<rounds {
+            Self.runOnThreads(threads) {
+                for _ in 0..<perThread { counter.lock.withLock { for _ in 0..<50 { counter.count += 1 } } }
+            }
+        }
+        XCTAssertEqual(counter.lock.withLock { counter.count }, rounds * threads * perThread * 50)
+    }
+
     func testEveryThreadAsleepOnAHeldLockIsWokenWhenItIsReleased() {
         // The holder keeps the lock until a waiter has marked it as slept on (the word reads 2),
         // so each round has threads asleep in the kernel when it unlocks; every one of them
@@ -89,12 +109,20 @@ final class InlineLockTests: XCTestCase {
     }
     #endif
 
-    /// Runs `body` on `count` new threads at once and returns when all have returned.
+    /// Runs `body` on `count` new threads, started together (each waits, yielding, until all
+    /// have arrived, so that they contend), and returns when all have returned.
     private static func runOnThreads(_ count: Int, _ body: @escaping @Sendable () -> Void) {
         let done = DispatchGroup()
+        let arrived = Atomic<Int>(0)
         for _ in 0..<count {
             done.enter()
             Thread {
+                arrived.add(1, ordering: .acquiringAndReleasing)
+                var spins = 0
+                while arrived.load(ordering: .acquiring) < count, spins < 10_000_000 {
+                    sched_yield()
+                    spins += 1
+                }
                 body()
                 done.leave()
             }.start()
