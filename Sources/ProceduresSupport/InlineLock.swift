@@ -63,6 +63,8 @@ public struct InlineLock: ~Copyable, Sendable {
         }
     }
 
+    // The pointer is the word's own address, which the kernel keys the sleepers by: an
+    // `Atomic` cannot be copied, so borrowing it never makes a temporary.
     @usableFromInline func wakeOne() {
         withUnsafePointer(to: word) { Futex.wakeOne(UnsafeRawPointer($0)) }
     }
