@@ -49,19 +49,9 @@ final class InlineLockTests: XCTestCase {
     }
 
     func testManyMoreThreadsThanCoresNeverLoseAnIncrement() {
-        // Eight threads on two cores: most of them find the lock held by a thread that is not
-        // running, spin out and sleep, so this exercises sleeping and waking, not just spinning.
-        // The critical section is long enough that a waiter spins out and sleeps.
-        let rounds = stressIterations(20)
-        let threads = 8
-        let perThread = 2_000
-        let counter = Counter()
-        for _ in 0..<rounds {
-            Self.runOnThreads(threads) {
-                for _ in 0..<perThread { counter.lock.withLock { for _ in 0..<50 { counter.count += 1 } } }
-            }
-        }
-        XCTAssertEqual(counter.lock.withLock { counter.count }, rounds * threads * perThread * 50)
+        // Eight threads on two cores, each holding the lock long enough for the others to spin
+        // out: this exercises sleeping and waking, not just spinning.
+        Self.assertEightThreadsLoseNoIncrement(rounds: stressIterations(20), perThread: 2_000)
     }
 
     #if os(Linux) && (arch(x86_64) || arch(arm64))
@@ -69,17 +59,7 @@ final class InlineLockTests: XCTestCase {
         // What a fully static binary gets, where `syscall` cannot be looked up.
         Futex.yieldsInstead.store(true, ordering: .relaxed)
         defer { Futex.yieldsInstead.store(false, ordering: .relaxed) }
-        // A critical section long enough that a waiter spins out and waits (here: yields).
-        let rounds = stressIterations(10)
-        let threads = 8
-        let perThread = 1_000
-        let counter = Counter()
-        for _ in 0..<rounds {
-            Self.runOnThreads(threads) {
-                for _ in 0..<perThread { counter.lock.withLock { for _ in 0..<50 { counter.count += 1 } } }
-            }
-        }
-        XCTAssertEqual(counter.lock.withLock { counter.count }, rounds * threads * perThread * 50)
+        Self.assertEightThreadsLoseNoIncrement(rounds: stressIterations(10), perThread: 1_000)
     }
 
     func testEveryThreadAsleepOnAHeldLockIsWokenWhenItIsReleased() {
@@ -108,6 +88,21 @@ final class InlineLockTests: XCTestCase {
         XCTAssertEqual(counter.lock.word.load(ordering: .relaxed), 0, "a released lock reads free")
     }
     #endif
+
+    /// Eight threads, started together, each adding 50 `perThread` times in one critical
+    /// section: the total must be exact.
+    private static func assertEightThreadsLoseNoIncrement(
+        rounds: Int, perThread: Int, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        let threads = 8
+        let counter = Counter()
+        for _ in 0..<rounds {
+            runOnThreads(threads) {
+                for _ in 0..<perThread { counter.lock.withLock { for _ in 0..<50 { counter.count += 1 } } }
+            }
+        }
+        XCTAssertEqual(counter.lock.withLock { counter.count }, rounds * threads * perThread * 50, file: file, line: line)
+    }
 
     /// Runs `body` on `count` new threads, started together (each waits, yielding, until all
     /// have arrived, so that they contend), and returns when all have returned.
