@@ -82,11 +82,20 @@ final class StepsCommandTests: XCTestCase {
     }
 
     func testTheBundledPipelineIsReadWhenNoFileIsGivenAndItsDryRunMakesNoDirectory() throws {
+        // Compared before and after: the shared temporary directory may hold one left by an
+        // earlier process that had this one's process number.
+        let before = try Self.demoDirectories()
         let outcome = try start(["--dry-run"])
         XCTAssertEqual(outcome.status, 0)
         XCTAssertTrue(outcome.printed.hasPrefix("Plan: 11 step(s)"), outcome.printed)
-        let scratch = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
-            .filter { $0.hasPrefix("steps-demo-\(getpid())-") }
-        XCTAssertEqual(scratch, [], "the directory the bundled pipeline would run in is made only to run it")
+        XCTAssertEqual(
+            try Self.demoDirectories().subtracting(before), [],
+            "the directory the bundled pipeline would run in is made only to run it")
+    }
+
+    private static func demoDirectories() throws -> Set<String> {
+        Set(
+            try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
+                .filter { $0.hasPrefix("steps-demo-\(getpid())-") })
     }
 }

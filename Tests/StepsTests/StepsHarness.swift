@@ -42,8 +42,10 @@ class StepsTestCase: XCTestCase {
         try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
     }
 
-    /// Runs `steps` with `arguments` in the test's directory. `onOutput` sees the standard
-    /// output collected so far, each time more arrives, with the running process.
+    /// Runs `steps` with `arguments` in the test's directory, which is also its temporary
+    /// directory (`TMPDIR`): what it makes there, such as the bundled pipeline's directory,
+    /// goes when the test does. `onOutput` sees the standard output collected so far, each
+    /// time more arrives, with the running process.
     func run(
         _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 60,
         onOutput: (@Sendable (String, Process) -> Void)? = nil
@@ -53,7 +55,8 @@ class StepsTestCase: XCTestCase {
         process.executableURL = Self.binary
         process.arguments = arguments
         process.currentDirectoryURL = directory
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = ProcessInfo.processInfo.environment
+            .merging(["TMPDIR": directory.path]) { $1 }.merging(environment) { $1 }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
