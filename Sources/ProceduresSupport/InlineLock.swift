@@ -101,10 +101,7 @@ public struct InlineLock: ~Copyable, Sendable {
 @usableFromInline enum Futex {
     private typealias Call = @convention(c) (Int, UnsafeRawPointer, Int32, UInt32, UnsafeRawPointer?) -> Int
 
-    private static let call: Call? = {
-        // RTLD_DEFAULT is a null handle on glibc and musl.
-        dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syscall").map { unsafeBitCast($0, to: Call.self) }
-    }()
+    private static let call: Call? = CLibrarySymbol.lookUp("syscall")
 
     /// `SYS_futex`, which the C library declares through macros Swift does not import.
     #if arch(x86_64)

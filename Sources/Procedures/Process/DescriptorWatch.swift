@@ -95,8 +95,9 @@ final class EpollLoop: @unchecked Sendable {
     private var nextToken: UInt64 = 1
 
     private init() {
-        guard let create: Create = Self.symbol("epoll_create1"), let control: Control = Self.symbol("epoll_ctl"),
-            let wait: Wait = Self.symbol("epoll_wait")
+        guard let create: Create = CLibrarySymbol.lookUp("epoll_create1"),
+            let control: Control = CLibrarySymbol.lookUp("epoll_ctl"),
+            let wait: Wait = CLibrarySymbol.lookUp("epoll_wait")
         else { preconditionFailure("ProcessProcedure needs epoll, which this C library does not provide") }
         epollFD = create(O_CLOEXEC)
         precondition(epollFD >= 0, "epoll_create1 failed: \(SystemCalls.describe(errno))")
@@ -153,11 +154,6 @@ final class EpollLoop: @unchecked Sendable {
                 handler(for: token)?()
             }
         }
-    }
-
-    private static func symbol<T>(_ name: String) -> T? {
-        guard let address = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else { return nil }
-        return unsafeBitCast(address, to: T.self)
     }
 }
 #endif

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ProceduresSupport
 
 /// The few C library calls the process support needs that Swift's `Glibc` module does not
 /// import (they are declared only under `_GNU_SOURCE`): looked up once, by name, at run time.
@@ -13,24 +14,19 @@ enum SystemCalls {
     #if os(Linux)
     typealias FileActions = posix_spawn_file_actions_t
     static let addChdir: (@convention(c) (UnsafeMutablePointer<FileActions>, UnsafePointer<CChar>) -> Int32)? =
-        symbol("posix_spawn_file_actions_addchdir_np")
+        CLibrarySymbol.lookUp("posix_spawn_file_actions_addchdir_np")
     static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<FileActions>, Int32) -> Int32)? =
-        symbol("posix_spawn_file_actions_addclosefrom_np")
+        CLibrarySymbol.lookUp("posix_spawn_file_actions_addclosefrom_np")
     /// `pidfd_open(pid, flags)`: a descriptor that becomes readable when the process exits.
-    static let pidfdOpen: (@convention(c) (pid_t, UInt32) -> Int32)? = symbol("pidfd_open")
+    static let pidfdOpen: (@convention(c) (pid_t, UInt32) -> Int32)? = CLibrarySymbol.lookUp("pidfd_open")
     /// `pidfd_send_signal(pidfd, signal, info, flags)`: signals exactly the process a pidfd holds.
     static let pidfdSendSignal: (@convention(c) (Int32, Int32, UnsafeMutableRawPointer?, UInt32) -> Int32)? =
-        symbol("pidfd_send_signal")
+        CLibrarySymbol.lookUp("pidfd_send_signal")
     /// `prctl` is variadic, which Swift cannot call: looked up with the fixed arguments it reads.
-    static let prctl: (@convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32)? = symbol("prctl")
-    static let memfdCreate: (@convention(c) (UnsafePointer<CChar>, UInt32) -> Int32)? = symbol("memfd_create")
-    static let pipe2: (@convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32)? = symbol("pipe2")
+    static let prctl: (@convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32)? = CLibrarySymbol.lookUp("prctl")
+    static let memfdCreate: (@convention(c) (UnsafePointer<CChar>, UInt32) -> Int32)? = CLibrarySymbol.lookUp("memfd_create")
+    static let pipe2: (@convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32)? = CLibrarySymbol.lookUp("pipe2")
 
-    private static func symbol<T>(_ name: String) -> T? {
-        // RTLD_DEFAULT is a null handle on glibc and musl.
-        guard let address = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else { return nil }
-        return unsafeBitCast(address, to: T.self)
-    }
     #endif
 
     /// A pipe whose two ends are closed on exec (so no other child inherits them).
