@@ -15,8 +15,10 @@ extension Procedure {
 
     // MARK: - Waiting for dependencies
 
-    enum ClaimResult: Sendable {
-        case claimed
+    enum ClaimResult {
+        /// It now belongs to the claimer. With what it became ready for, if it is ready
+        /// already (most procedures: nothing to wait for); the claimer acts on it.
+        case claimed(ReadyAction?)
         case alreadyInThisQueue
         case inAnotherQueue
         case finished
@@ -24,9 +26,11 @@ extension Procedure {
     }
 
     /// Takes the procedure out of `initial`: it now belongs to `owner` (nil when started by
-    /// hand or by a plain `OperationQueue`) and waits for its dependencies. Once it is ready
-    /// (possibly before this returns) it asks the owner's scheduler for a slot, or, without
-    /// an owner, starts. Returns what happened; it never calls back into the owner.
+    /// hand or by a plain `OperationQueue`) and waits for its dependencies. Returns what
+    /// happened: if it is ready already, what for (`.schedule` on the owner's scheduler,
+    /// `.checkConditions`, or `.start` without an owner), for the caller to act on; if it
+    /// becomes ready later, it acts itself then (`dependencyDidFinish`). It never calls into
+    /// the owner or its scheduler.
     func claim(owner: (any ProcedureOwner)?) -> ClaimResult {
         let step = lock.withLock { () -> ClaimStep in
             // The claim's own extra count holds the procedure while it registers with its
@@ -51,7 +55,8 @@ extension Procedure {
             return result
         case .ready(let readyAction):
             recordEnqueued(owner: owner)
-            perform(readyAction)
+            recordReady(readyAction)
+            return .claimed(readyAction)
         case .register(let dependencies, let waitsForPlain):
             recordEnqueued(owner: owner)
             var alreadyFinished = 1  // the claim's own count
@@ -63,9 +68,9 @@ extension Procedure {
                 (state.lifecycle.dependenciesFinished(alreadyFinished), state.phase == .waiting)
             }
             if stillWaiting { Procedure.checkForCycle(through: self) }
-            perform(readyAction)
+            recordReady(readyAction)
+            return .claimed(readyAction)
         }
-        return .claimed
     }
 
     private func recordEnqueued(owner: (any ProcedureOwner)?) {
@@ -120,6 +125,7 @@ extension Procedure {
         }
     }
 
+    /// Acts on becoming ready (or on the conditions to check first), after a claim.
     func perform(_ action: ReadyAction?) {
         recordReady(action)
         switch action {

@@ -287,8 +287,12 @@ open class Procedure: Operation, @unchecked Sendable {
                 subject: self)
             return
         }
-        if case .claimed = claim(owner: nil) { return }
-        reportStartMisuse()
+        switch claim(owner: nil) {
+        case .claimed(.start): startAfterWaiting()
+        case .claimed(.checkConditions): beginCheckingConditions()
+        case .claimed(.schedule), .claimed(nil): break  // no owner to schedule it; nil: it waits
+        default: reportStartMisuse()
+        }
     }
 
     private var isInitial: Bool { lock.withLock { state.phase == .initial } }

@@ -45,13 +45,19 @@ enum CurrentOwner {
 }
 
 extension ProcedureOwner {
-    /// Claims `procedure` for this owner, reporting a procedure that cannot be adopted;
-    /// true if it now belongs to this owner.
+    /// Claims `procedure` for this owner and, if it is ready at once, hands it to the owner's
+    /// scheduler (or begins checking its conditions); reports a procedure that cannot be
+    /// adopted. True if it now belongs to this owner.
     func claim(_ procedure: Procedure) -> Bool {
         let kind: ProcedureMisuse.Kind
         let what: String
         switch procedure.claim(owner: self) {
-        case .claimed:
+        case .claimed(let readiness):
+            switch readiness {
+            case .schedule: scheduler.submit(procedure)
+            case .checkConditions: procedure.beginCheckingConditions()
+            case .start, nil: break  // `.start` is for a procedure without an owner; nil: it waits
+            }
             return true
         case .alreadyInThisQueue:
             (kind, what) = (.addedTwice, "was added twice to the same queue (or group); the second add was ignored.")
