@@ -5,15 +5,6 @@ import XCTest
 
 /// The lifecycle state machine on its own: every transition, driven without threads or locks.
 final class ProcedureLifecycleTests: XCTestCase {
-    /// An owner that is only an identity (the machine never calls it).
-    private final class Owner: ProcedureOwner, @unchecked Sendable {
-        let scheduler = ProcedureScheduler()
-        func addProduced(_ operation: Operation) {}
-        func procedureWillFinish(_ procedure: Procedure, errors: [any Error]) {}
-        func procedureDidFinish(_ procedure: Procedure, errors: [any Error]) {}
-        var queueFacade: ProcedureQueue { ProcedureQueue() }
-    }
-
     private struct Failure: Error, Equatable {}
 
     private func isSchedule(_ action: ReadyAction?, on scheduler: ProcedureScheduler) -> Bool {
@@ -32,7 +23,7 @@ final class ProcedureLifecycleTests: XCTestCase {
     }
 
     /// Claimed and ready to run: the claim's own count given back, the owner's scheduler asked.
-    private func readyMachine(owner: Owner, dependencies: Int = 0) -> ProcedureLifecycle {
+    private func readyMachine(owner: StandInOwner, dependencies: Int = 0) -> ProcedureLifecycle {
         var machine = ProcedureLifecycle()
         guard case .claimed = machine.claim(owner: owner, dependencies: dependencies) else {
             XCTFail("claim refused")
@@ -51,7 +42,7 @@ final class ProcedureLifecycleTests: XCTestCase {
     }
 
     func testClaimWaitsForDependenciesPlusTheClaimsOwnCount() {
-        let owner = Owner()
+        let owner = StandInOwner()
         var machine = readyMachine(owner: owner, dependencies: 2)
         XCTAssertEqual(machine.phase, .waiting)
         XCTAssertTrue(machine.owner === owner)
@@ -62,7 +53,7 @@ final class ProcedureLifecycleTests: XCTestCase {
     }
 
     func testAPlainDependencyFoundDuringTheClaimIsWaitedFor() {
-        let owner = Owner()
+        let owner = StandInOwner()
         var machine = readyMachine(owner: owner)
         machine.dependencyAdded()
         XCTAssertNil(machine.dependenciesFinished(1))
@@ -79,12 +70,12 @@ final class ProcedureLifecycleTests: XCTestCase {
     }
 
     func testASecondClaimIsRefusedWithTheReason() {
-        let owner = Owner()
+        let owner = StandInOwner()
         var machine = readyMachine(owner: owner)
         guard case .refused(.alreadyInThisQueue) = machine.claim(owner: owner, dependencies: 0) else {
             return XCTFail("same owner")
         }
-        guard case .refused(.inAnotherQueue) = machine.claim(owner: Owner(), dependencies: 0) else {
+        guard case .refused(.inAnotherQueue) = machine.claim(owner: StandInOwner(), dependencies: 0) else {
             return XCTFail("another owner")
         }
         var byHand = ProcedureLifecycle()
@@ -95,7 +86,7 @@ final class ProcedureLifecycleTests: XCTestCase {
     }
 
     func testAGatedProcedureChecksItsConditionsOnceBeforeBecomingReady() {
-        let owner = Owner()
+        let owner = StandInOwner()
         var machine = ProcedureLifecycle()
         XCTAssertTrue(machine.addGate())
         _ = machine.claim(owner: owner, dependencies: 0)
@@ -107,12 +98,12 @@ final class ProcedureLifecycleTests: XCTestCase {
     }
 
     func testConditionsCannotBeAddedOnceClaimed() {
-        var machine = readyMachine(owner: Owner())
+        var machine = readyMachine(owner: StandInOwner())
         XCTAssertFalse(machine.addGate())
     }
 
     func testACancelledWaitingProcedureIsReadyAtOnceAndSkipsItsGate() {
-        let owner = Owner()
+        let owner = StandInOwner()
         var machine = ProcedureLifecycle()
         _ = machine.addGate()
         _ = machine.claim(owner: owner, dependencies: 3)
@@ -132,7 +123,7 @@ final class ProcedureLifecycleTests: XCTestCase {
     }
 
     func testAScheduledProcedureRunsExecutesAndGivesItsSlotBackWhenFinished() {
-        let owner = Owner()
+        let owner = StandInOwner()
         var machine = readyMachine(owner: owner)
         _ = machine.dependenciesFinished(1)
         XCTAssertTrue(machine.startScheduled() === owner)
@@ -162,7 +153,7 @@ final class ProcedureLifecycleTests: XCTestCase {
     }
 
     func testAFinishBeforeStartingIsDeferredThenSkipsExecute() {
-        var machine = readyMachine(owner: Owner())
+        var machine = readyMachine(owner: StandInOwner())
         XCTAssertEqual(machine.requestFinish(errors: []), .deferred)
         XCTAssertTrue(machine.hasBegunFinishing)
         XCTAssertEqual(machine.requestCancel(errors: []), .ignore, "finishing wins over a later cancel")
@@ -173,7 +164,7 @@ final class ProcedureLifecycleTests: XCTestCase {
     }
 
     func testACancelledProcedureDoesNotExecuteAndFinishesCancelled() {
-        var machine = readyMachine(owner: Owner())
+        var machine = readyMachine(owner: StandInOwner())
         _ = machine.requestCancel(errors: [])
         _ = machine.cancelHandled()
         _ = machine.startScheduled()
@@ -184,7 +175,7 @@ final class ProcedureLifecycleTests: XCTestCase {
     }
 
     func testACancelWhileExecutingIsARequestOnly() {
-        var machine = readyMachine(owner: Owner())
+        var machine = readyMachine(owner: StandInOwner())
         _ = machine.dependenciesFinished(1)
         _ = machine.startScheduled()
         _ = machine.beginExecuting()
