@@ -54,6 +54,13 @@ final class ProcedureScheduler: @unchecked Sendable {
     /// True while the holder has given back its own slot because every child that held a
     /// slot here gave its slot back: nothing starts until the holder has one again.
     @exclusivity(unchecked) private var holderReleased = false
+    /// True from deciding that the holder gives its slot back until it has (the release runs
+    /// holding no lock of ours); a request for the slot meanwhile waits for it in
+    /// `reacquireAfterRelease`, so that the request always follows the release.
+    @exclusivity(unchecked) private var holderReleasing = false
+    @exclusivity(unchecked) private var reacquireAfterRelease = false
+    /// How many requests for the holder's slot came while it was being given back (for tests).
+    @exclusivity(unchecked) private var reacquiresDeferred = 0
     @exclusivity(unchecked) private var holderReacquiring = false
 
     /// True while a drain loop lingers (see `linger`): it will take what is submitted meanwhile,
@@ -182,6 +189,9 @@ final class ProcedureScheduler: @unchecked Sendable {
     /// How many times one of its drain loops lingered for more work (for tests).
     var lingerCount: Int { lock.withLock { lingers } }
 
+    /// How many times work arrived while the holder was giving its slot back (for tests).
+    var deferredReacquireCount: Int { lock.withLock { reacquiresDeferred } }
+
     /// How many procedures hold a slot, and how many wait for one.
     var counts: (running: Int, waiting: Int) { lock.withLock { (running, waiting.count) } }
 
@@ -198,6 +208,7 @@ final class ProcedureScheduler: @unchecked Sendable {
         let priority = procedure.queuePriority  // Foundation's getter: read before locking
         let (loop, reacquire) = lock.withLock { () -> (DispatchQueue?, Procedure?) in
             waiting.append(procedure, priority: priority)
+            // First: a holder that is finishing clears `holderReleased`, which lets a loop start.
             let reacquire = holderReleased ? holderToReacquire() : nil
             return (loopNeeded(), reacquire)
         }
@@ -207,22 +218,41 @@ final class ProcedureScheduler: @unchecked Sendable {
 
     /// A running procedure gave its slot back to wait (``Procedure/releaseSlot()``): the slot
     /// goes to the next in line. If none is left in use or wanted here, the holder gives its
-    /// own slot back too. (Under this scheduler's lock the holder's lock and its owner's
-    /// scheduler's are taken: locks are only ever nested upwards, child to parent.)
+    /// own slot back too, once this scheduler's lock is let go (its lock and its owner's
+    /// scheduler's are taken for it), and asks for it again right after if work came meanwhile.
     func slotReleased() {
-        let loop = lock.withLock { () -> DispatchQueue? in
+        let (loop, release) = lock.withLock { () -> (DispatchQueue?, Procedure?) in
             running -= 1
+            var release: Procedure?
             if running == 0, waiting.count == 0, !holderReleased, let holder {
                 holderReleased = true
-                holder.releaseSlot()
+                holderReleasing = true
+                release = holder
             }
-            return loopNeeded()
+            return (loopNeeded(), release)
         }
         loop.map(startLoop)
+        guard let release else { return }
+        release.releaseSlot()
+        let (next, reacquire) = lock.withLock { () -> (DispatchQueue?, Procedure?) in
+            holderReleasing = false
+            guard reacquireAfterRelease else { return (nil, nil) }
+            reacquireAfterRelease = false
+            let reacquire = holderToReacquire()
+            return (loopNeeded(), reacquire)
+        }
+        next.map(startLoop)
+        if let reacquire { reacquireSlot(of: reacquire) }
     }
 
-    /// Under `lock`: the holder, if it must ask for its slot again (once).
+    /// Under `lock`: the holder, if it must ask for its slot again (once). Not while it is
+    /// still giving the slot back: the thread doing that asks once it has.
     private func holderToReacquire() -> Procedure? {
+        if holderReleasing {
+            reacquireAfterRelease = true
+            reacquiresDeferred += 1
+            return nil
+        }
         guard !holderReacquiring else { return nil }
         guard let holder else {  // finishing: nothing to wait for
             holderReleased = false
@@ -233,8 +263,8 @@ final class ProcedureScheduler: @unchecked Sendable {
     }
 
     /// Asks for the holder's slot again (holding no lock: the grant may come at once); work
-    /// starts here once it has it. The holder released its slot in the critical section that
-    /// set `holderReleased`, so the request always follows the release.
+    /// starts here once it has it. Only called once the holder has given its slot back (see
+    /// `holderReleasing`), so the request always follows the release.
     private func reacquireSlot(of holder: Procedure) {
         holder.reacquireSlot { [self] in
             let loop = lock.withLock { () -> DispatchQueue? in
