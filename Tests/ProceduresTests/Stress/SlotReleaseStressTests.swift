@@ -36,12 +36,7 @@ final class SlotReleaseStressTests: XCTestCase {
             XCTAssertTrue(retry.isFinished, "round \(round)")
             // A slot granted to the retry after it finished goes straight back, on the drain
             // loop's thread: a probe runs (width 1) only once no slot is held.
-            let probe = TestProcedure(name: "probe")
-            queue.addOperation(probe)
-            wait(for: probe)
-            let counts = queue.scheduler.counts
-            XCTAssertEqual(counts.running, 0, "round \(round): a slot was given back twice or kept")
-            XCTAssertEqual(counts.waiting, 0, "round \(round)")
+            assertEverySlotFree(on: queue, round: round)
         }
     }
 }
@@ -84,13 +79,21 @@ final class GroupSlotReleaseStressTests: XCTestCase {
             clock.advance(by: 1)  // ends the back-off (a second failure ends the retry)
             wait(for: group)
             deferred += group.scheduler.deferredReacquireCount
-            let probe = TestProcedure(name: "probe")
-            queue.addOperation(probe)
-            wait(for: probe)
-            let counts = queue.scheduler.counts
-            XCTAssertEqual(counts.running, 0, "round \(round): a slot was given back twice or kept")
-            XCTAssertEqual(counts.waiting, 0, "round \(round)")
+            assertEverySlotFree(on: queue, round: round)
         }
         print("GroupSlotReleaseStressTests: \(deferred) of \(rounds) rounds added the child during the release")
+    }
+}
+
+extension XCTestCase {
+    /// A probe runs on `queue` (of width 1) only once no slot is held; then none is held and
+    /// nothing waits: no slot was given back twice or kept.
+    fileprivate func assertEverySlotFree(on queue: ProcedureQueue, round: Int, line: UInt = #line) {
+        let probe = TestProcedure(name: "probe")
+        queue.addOperation(probe)
+        wait(for: probe)
+        let counts = queue.scheduler.counts
+        XCTAssertEqual(counts.running, 0, "round \(round): a slot was given back twice or kept", line: line)
+        XCTAssertEqual(counts.waiting, 0, "round \(round)", line: line)
     }
 }
