@@ -13,25 +13,43 @@ import ProceduresSupport
 /// Its time is the system's monotonic uptime (`DispatchTime`), in seconds: it does not jump
 /// when the wall clock is changed.
 public final class SystemClock: ProcedureClock, TimerHeapOwner, @unchecked Sendable {
-    // @unchecked: `heap` and `armedDeadline` are only touched under `lock`; the timer source
-    // is thread-safe and is only rescheduled under `lock`, so two reschedules cannot land in
-    // the wrong order; `queue` and `timer` are immutable.
+    // @unchecked: `heap`, `armedDeadline`, `armings` and `rearmsRepeated` are only touched
+    // under `lock`; the timer source is thread-safe (it is rescheduled holding no lock; see
+    // `arm`); `queue` and `timer` are immutable.
 
     /// The one real-time clock.
     public static let shared = SystemClock()
 
     private let lock = InlineLock()
     @exclusivity(unchecked) private var heap = TimerHeap()
-    /// The deadline the timer is armed for; nil when it is idle.
+    /// The deadline the timer is armed for, as last decided; nil when it is idle.
     @exclusivity(unchecked) private var armedDeadline: Double?
+    /// Counts the decisions to arm the timer, so that one applied late can be told apart.
+    @exclusivity(unchecked) private var armings = 0
+    /// How many times a thread armed the timer again because a newer decision came while it
+    /// armed it (for tests).
+    @exclusivity(unchecked) private var rearmsRepeated = 0
     private let queue = DispatchQueue(label: "Procedures.SystemClock")
     private let timer: DispatchSourceTimer
+    /// Arms the timer for a deadline: Dispatch's `schedule`, or, in a test, a step that lets
+    /// another thread overtake the arming.
+    private let armTimer: @Sendable (DispatchSourceTimer, DispatchTime) -> Void
 
-    private init() {
+    private convenience init() {
+        self.init { timer, deadline in timer.schedule(deadline: deadline, leeway: .milliseconds(1)) }
+    }
+
+    /// A clock of its own, arming its timer through `armTimer` (for tests).
+    init(armTimer: @escaping @Sendable (DispatchSourceTimer, DispatchTime) -> Void) {
+        self.armTimer = armTimer
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [unowned self] in fire() }
         timer.schedule(deadline: .distantFuture)
         timer.resume()
+    }
+
+    deinit {
+        timer.cancel()  // the shared clock lives for good; a test's may not
     }
 
     /// Seconds of monotonic uptime.
@@ -41,14 +59,16 @@ public final class SystemClock: ProcedureClock, TimerHeapOwner, @unchecked Senda
 
     /// Schedules `action` for `deadline`; see ``ProcedureClock/schedule(at:_:)``.
     public func schedule(at deadline: TimeInterval, _ action: @escaping @Sendable () -> Void) -> any Cancelable {
-        lock.withLock {
+        let (entry, arming) = lock.withLock { () -> (TimerHeap.Entry, Arming?) in
             let entry = heap.insert(deadline: deadline, owner: self, action: action)
             // Only an earlier deadline re-arms the timer. One that becomes first because the
             // one before it was cancelled waits for the timer's (early, harmless) firing:
             // cancelling a timeout then costs no rescheduling at all.
-            if armedDeadline.map({ entry.deadline < $0 }) ?? true { arm(for: entry.deadline) }
-            return entry
+            guard armedDeadline.map({ entry.deadline < $0 }) ?? true else { return (entry, nil) }
+            return (entry, decideArming(for: entry.deadline))
         }
+        if let arming { arm(arming) }
+        return entry
     }
 
     package func cancel(_ entry: TimerHeap.Entry) {
@@ -59,10 +79,40 @@ public final class SystemClock: ProcedureClock, TimerHeapOwner, @unchecked Senda
     /// How many callbacks are pending (for tests and diagnostics).
     public var pendingCount: Int { lock.withLock { heap.count } }
 
-    /// Must be called under `lock`.
-    private func arm(for deadline: Double) {
+    /// How many times the timer was armed again because a newer decision came meanwhile.
+    var repeatedArmingCount: Int { lock.withLock { rearmsRepeated } }
+
+    /// A decision to arm the timer for `deadline`, the `generation`th taken.
+    private struct Arming {
+        var deadline: Double
+        var generation: Int
+    }
+
+    /// Under `lock`: the timer is to fire at `deadline`.
+    private func decideArming(for deadline: Double) -> Arming {
         armedDeadline = deadline
-        timer.schedule(deadline: Self.dispatchTime(deadline), leeway: .milliseconds(1))
+        armings += 1
+        return Arming(deadline: deadline, generation: armings)
+    }
+
+    /// Arms the timer as decided, holding no lock (Dispatch's timer takes locks of its own).
+    /// Two threads may arm it in the opposite order to their decisions, leaving it armed for a
+    /// deadline that is no longer the earliest; so each checks, after arming, that no decision
+    /// came since its own, and otherwise arms it again for the latest. The last to arm then
+    /// always arms it as last decided. (Armed too early, the timer would only fire, find
+    /// nothing due and re-arm; too late is what must not happen.)
+    private func arm(_ decided: Arming) {
+        var arming = decided
+        while true {
+            armTimer(timer, Self.dispatchTime(arming.deadline))
+            let newer = lock.withLock { () -> Arming? in
+                guard armings != arming.generation, let deadline = armedDeadline else { return nil }
+                rearmsRepeated += 1
+                return Arming(deadline: deadline, generation: armings)
+            }
+            guard let newer else { return }
+            arming = newer
+        }
     }
 
     private static func dispatchTime(_ deadline: Double) -> DispatchTime {
@@ -77,11 +127,13 @@ public final class SystemClock: ProcedureClock, TimerHeapOwner, @unchecked Senda
     private func fire() {
         let time = now
         var due: [@Sendable () -> Void] = []
-        lock.withLock {
+        let arming = lock.withLock { () -> Arming? in
             while let (_, action) = heap.popFirst(dueAt: time) { due.append(action) }
             armedDeadline = nil
-            if let next = heap.first { arm(for: next.deadline) }
+            armings += 1  // a decision too: idle, unless something is left
+            return heap.first.map { decideArming(for: $0.deadline) }
         }
+        if let arming { arm(arming) }
         for action in due { action() }
     }
 }
