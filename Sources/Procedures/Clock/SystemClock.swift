@@ -129,9 +129,10 @@ public final class SystemClock: ProcedureClock, TimerHeapOwner, @unchecked Senda
         var due: [@Sendable () -> Void] = []
         let arming = lock.withLock { () -> Arming? in
             while let (_, action) = heap.popFirst(dueAt: time) { due.append(action) }
+            if let next = heap.first { return decideArming(for: next.deadline) }
             armedDeadline = nil
-            armings += 1  // a decision too: idle, unless something is left
-            return heap.first.map { decideArming(for: $0.deadline) }
+            armings += 1  // a decision too: idle
+            return nil
         }
         if let arming { arm(arming) }
         for action in due { action() }

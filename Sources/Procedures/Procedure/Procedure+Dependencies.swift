@@ -28,9 +28,9 @@ extension Procedure {
     /// Takes the procedure out of `initial`: it now belongs to `owner` (nil when started by
     /// hand or by a plain `OperationQueue`) and waits for its dependencies. Returns what
     /// happened: if it is ready already, what for (`.schedule` on the owner's scheduler,
-    /// `.checkConditions`, or `.start` without an owner), for the caller to act on; if it
-    /// becomes ready later, it acts itself then (`dependencyDidFinish`). It never calls into
-    /// the owner or its scheduler.
+    /// `.checkConditions`, or `.start` without an owner), for the caller to act on once the
+    /// claim has returned (``perform(_:)``); if it becomes ready later, it acts itself then
+    /// (`dependencyDidFinish`). It never calls into the owner or its scheduler.
     func claim(owner: (any ProcedureOwner)?) -> ClaimResult {
         let step = lock.withLock { () -> ClaimStep in
             // The claim's own extra count holds the procedure while it registers with its
@@ -55,7 +55,6 @@ extension Procedure {
             return result
         case .ready(let readyAction):
             recordEnqueued(owner: owner)
-            recordReady(readyAction)
             return .claimed(readyAction)
         case .register(let dependencies, let waitsForPlain):
             recordEnqueued(owner: owner)
@@ -68,7 +67,6 @@ extension Procedure {
                 (state.lifecycle.dependenciesFinished(alreadyFinished), state.phase == .waiting)
             }
             if stillWaiting { Procedure.checkForCycle(through: self) }
-            recordReady(readyAction)
             return .claimed(readyAction)
         }
     }
@@ -125,7 +123,8 @@ extension Procedure {
         }
     }
 
-    /// Acts on becoming ready (or on the conditions to check first), after a claim.
+    /// Acts on becoming ready (or on the conditions to check first): after a claim, its
+    /// caller; later, the procedure itself.
     func perform(_ action: ReadyAction?) {
         recordReady(action)
         switch action {

@@ -287,11 +287,10 @@ open class Procedure: Operation, @unchecked Sendable {
                 subject: self)
             return
         }
-        switch claim(owner: nil) {
-        case .claimed(.start): startAfterWaiting()
-        case .claimed(.checkConditions): beginCheckingConditions()
-        case .claimed(.schedule), .claimed(nil): break  // no owner to schedule it; nil: it waits
-        default: reportStartMisuse()
+        if case .claimed(let readiness) = claim(owner: nil) {
+            perform(readiness)
+        } else {
+            reportStartMisuse()
         }
     }
 

@@ -53,11 +53,7 @@ extension ProcedureOwner {
         let what: String
         switch procedure.claim(owner: self) {
         case .claimed(let readiness):
-            switch readiness {
-            case .schedule: scheduler.submit(procedure)
-            case .checkConditions: procedure.beginCheckingConditions()
-            case .start, nil: break  // `.start` is for a procedure without an owner; nil: it waits
-            }
+            procedure.perform(readiness)
             return true
         case .alreadyInThisQueue:
             (kind, what) = (.addedTwice, "was added twice to the same queue (or group); the second add was ignored.")
