@@ -47,6 +47,9 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
     var request: ExclusivityRequest? { hasRequest ? self : nil }
     /// Set by `begin`, before anything reads it.
     @exclusivity(unchecked) private var hasCategories = false
+    /// Set while its procedure, holding a slot, waits to take back the categories it gave
+    /// back while it waited for the slot: how to start it once it has them.
+    @exclusivity(unchecked) private var returningStart: (owner: (any ProcedureOwner)?, scheduler: ProcedureScheduler)?
     /// The condition being evaluated (its index) and where its answer is.
     @exclusivity(unchecked) private var current = (index: -1, answer: Answer.received)
 
@@ -319,6 +322,37 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         waiting = .nothing
     }
 
+    // MARK: - Categories given back while waiting for a slot
+
+    /// The procedure was given a slot: true if it starts now; false if it first takes back
+    /// the categories it gave back while it waited for the slot (it is started once it has).
+    func takeCategoriesBack(for procedure: Procedure, owner: (any ProcedureOwner)?, scheduler: ProcedureScheduler) -> Bool {
+        guard case .rejoin = ExclusivityManager.shared.claimForStart(self) else { return true }
+        procedure.lock.withLock { returningStart = (owner, scheduler) }
+        guard ExclusivityManager.shared.rejoin(self) else { return false }
+        // Granted at once, unless a cancel took the start meanwhile (and starts it itself).
+        return takeReturningStart(procedure) != nil
+    }
+
+    /// The categories came back to a procedure waiting for them with a slot: it starts on its
+    /// scheduler's queue (not on the thread that released them). False if it was not waiting so.
+    func resumeReturningStart(of procedure: Procedure) -> Bool {
+        guard let start = takeReturningStart(procedure) else { return false }
+        start.scheduler.dispatch { CurrentOwner.with(start.owner) { procedure.send(.start) } }
+        return true
+    }
+
+    /// True while its procedure, holding a slot, waits to take its categories back. Under the
+    /// procedure's lock.
+    var isTakingCategoriesBack: Bool { returningStart != nil }
+
+    private func takeReturningStart(_ procedure: Procedure) -> (owner: (any ProcedureOwner)?, scheduler: ProcedureScheduler)? {
+        procedure.lock.withLock {
+            defer { returningStart = nil }
+            return returningStart
+        }
+    }
+
     // MARK: - Told by the procedure
 
     // The procedure calls these itself (after its own `procedureDid…` override, before its
@@ -338,6 +372,8 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         // Leaves the line at once; a procedure already holding its categories keeps them
         // until it finishes.
         if let request { ExclusivityManager.shared.leaveLine(request) }
+        // One waiting with a slot to take its categories back starts now, so as to finish.
+        _ = resumeReturningStart(of: procedure)
     }
 
     /// The procedure finished: release its categories.

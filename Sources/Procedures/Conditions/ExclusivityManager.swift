@@ -10,7 +10,12 @@ class ExclusivityRequest: @unchecked Sendable {
     // @unchecked: the joined lines, `status`, `missingHeads` and `procedure` are guarded by
     // the manager's lock; `categories` is set once, before the request is submitted (its
     // gate's procedure lock orders that write before every reader), and never changes after.
-    enum Status { case new, waiting, granted, withdrawn }
+    enum Status {
+        case new, waiting, granted, withdrawn
+        /// It gave its categories back because it could not start for want of a slot; it
+        /// joins its lines again, at their front, once it has a slot (see `claimForStart`).
+        case steppedAside
+    }
 
     @exclusivity(unchecked) final private(set) var categories: [String] = []
     /// The lines it joined, in `categories` order (set by `submit`), so that leaving them
@@ -21,6 +26,10 @@ class ExclusivityRequest: @unchecked Sendable {
     @exclusivity(unchecked) final var status = Status.new
     /// How many of its lines it is not yet first in.
     @exclusivity(unchecked) final var missingHeads = 0
+    /// Set once its procedure started holding the categories: from then on it never steps aside.
+    @exclusivity(unchecked) final var started = false
+    /// True while it waits, holding a slot, to take back the categories it gave back.
+    @exclusivity(unchecked) final var isReturning = false
     /// The procedure making the request: told when the request is granted (its condition
     /// gate opens), and named to a waiter asking who holds a category. Dropped when the
     /// request is withdrawn (a withdrawn request may linger in a line).
@@ -65,6 +74,13 @@ class ExclusivityRequest: @unchecked Sendable {
 /// holders ahead of it release: no order of naming categories can deadlock. Each request
 /// becomes first in each of its lines once, and a withdrawn request is skipped (not searched
 /// for) when it comes first, so every operation costs O(categories of the request), amortized.
+///
+/// A granted procedure that cannot start for want of a slot *steps aside*: it gives its
+/// categories back, so that a procedure its slot's holder waits for can take them, and once it
+/// has a slot it joins its lines again ahead of every request that has not been granted (behind
+/// a holder). So a category is never held by a procedure that waits for a slot, and FIFO per
+/// category holds among procedures that can run: a request is passed only while it could not
+/// have started anyway, and never again once it has its slot.
 package final class ExclusivityManager: @unchecked Sendable {
     // @unchecked: `lines` (and every request's mutable fields) are guarded by `lock`.
     static let shared = ExclusivityManager()
@@ -74,10 +90,48 @@ package final class ExclusivityManager: @unchecked Sendable {
         let category: String
         @exclusivity(unchecked) var entries: [ExclusivityRequest] = []
         @exclusivity(unchecked) var head = 0
-        var isEmpty: Bool { head == entries.count }
+        /// Requests that stepped aside and now hold a slot: after a holder, before `entries`.
+        @exclusivity(unchecked) var returning: [ExclusivityRequest] = []
+        @exclusivity(unchecked) var returningHead = 0
+        /// The request first in line (the holder, or the next to hold it), counted as first in
+        /// its `missingHeads`; nil for an empty line.
+        @exclusivity(unchecked) var first: ExclusivityRequest?
+        var isEmpty: Bool { first == nil }
 
         init(category: String) {
             self.category = category
+        }
+
+        /// Who should be first now: a granted request, else the first returning one, else the
+        /// first in `entries`; withdrawn ones at either front are dropped.
+        func front() -> ExclusivityRequest? {
+            while head < entries.count, entries[head].status == .withdrawn { head += 1 }
+            while returningHead < returning.count, returning[returningHead].status == .withdrawn { returningHead += 1 }
+            if head < entries.count, entries[head].status == .granted { return entries[head] }
+            if returningHead < returning.count { return returning[returningHead] }
+            return head < entries.count ? entries[head] : nil
+        }
+
+        /// Takes `request`, which is first, out of the line.
+        func removeFirst(_ request: ExclusivityRequest) {
+            if head < entries.count, entries[head] === request {
+                head += 1
+            } else if returningHead < returning.count, returning[returningHead] === request {
+                returningHead += 1
+            }
+            first = nil
+        }
+
+        /// Drops the requests already gone past, so the arrays do not grow without bound.
+        func compact() {
+            if head > 32 && head * 2 > entries.count {
+                entries.removeFirst(head)
+                head = 0
+            }
+            if returningHead == returning.count {
+                returning.removeAll(keepingCapacity: false)
+                returningHead = 0
+            }
         }
     }
 
@@ -91,18 +145,49 @@ package final class ExclusivityManager: @unchecked Sendable {
     /// thread, or on the thread releasing the last category it waits for) once it holds them
     /// all. Ignored for a withdrawn request.
     func submit(_ request: ExclusivityRequest) {
-        let granted = lock.withLock { () -> Procedure? in
-            guard request.status == .new else { return nil }
+        var granted = Grants()
+        lock.withLock {
+            guard request.status == .new else { return }
             request.status = .waiting
-            for category in request.categories {
-                let line = line(for: category)
-                if !line.isEmpty { request.missingHeads += 1 }
-                line.entries.append(request)
-                request.join(line)
-            }
-            return request.missingHeads == 0 ? grant(request) : nil
+            join(request, atFront: false, granted: &granted)
         }
-        granted?.exclusivityGranted()
+        granted.run()
+    }
+
+    /// Under `lock`: puts a waiting `request` in each of its lines (at the back, or among the
+    /// returning ones) and makes it first where nobody is ahead of it.
+    private func join(_ request: ExclusivityRequest, atFront: Bool, granted: inout Grants) {
+        request.missingHeads = request.categories.count
+        for category in request.categories {
+            let line = line(for: category)
+            if atFront { line.returning.append(request) } else { line.entries.append(request) }
+            request.join(line)
+            settle(line, granted: &granted)
+        }
+    }
+
+    /// Under `lock`: makes the request that should be first in `line` the one counted first
+    /// (one that a returning request displaced counts the line as missing again), and grants
+    /// it if it is first everywhere. Drops the line once it is empty.
+    private func settle(_ line: Line, granted: inout Grants) {
+        let front = line.front()
+        if front != nil, front === line.first { return }
+        if let displaced = line.first, displaced.status == .waiting { displaced.missingHeads += 1 }
+        line.first = front
+        guard let front else {
+            // An emptied line is dropped (a later request makes a new one), so categories
+            // used once do not pile up.
+            lines[line.category] = nil
+            if recentLine === line { recentLine = nil }
+            line.entries = []
+            line.head = 0
+            line.returning = []
+            line.returningHead = 0
+            return
+        }
+        line.compact()
+        front.missingHeads -= 1
+        if front.missingHeads == 0, front.status == .waiting, let procedure = grant(front) { granted.append(procedure) }
     }
 
     /// `category`'s line, made if nobody holds or waits for it. Call under `lock`.
@@ -129,17 +214,78 @@ package final class ExclusivityManager: @unchecked Sendable {
             request.status = .withdrawn
             defer { request.procedure = nil }
             guard previous == .waiting || previous == .granted else { return request.procedure }
-            // Only a request first in its line holds anyone up; one further back is skipped
-            // when it comes first.
-            request.forEachJoinedLine { line in
-                if !line.isEmpty && line.entries[line.head] === request { advance(line, granted: &granted) }
-            }
-            request.firstLine = nil
-            request.otherLines = []
+            leaveLines(request, granted: &granted)
             return request.procedure
         }
         _ = consume dropped  // released outside the lock: it may be the last reference
         granted.run()
+    }
+
+    /// Under `lock`: takes `request` out of its lines. Only a request first in its line holds
+    /// anyone up; one further back is skipped when it comes first.
+    private func leaveLines(_ request: ExclusivityRequest, granted: inout Grants) {
+        request.forEachJoinedLine { line in
+            if line.first === request {
+                line.removeFirst(request)
+                settle(line, granted: &granted)
+            }
+        }
+        request.firstLine = nil
+        request.otherLines = []
+    }
+
+    /// A granted request whose procedure cannot start for want of a slot gives its
+    /// categories back (see the type's documentation). False if it had started or was not
+    /// granted: then it keeps what it has.
+    func stepAside(_ request: ExclusivityRequest) -> Bool {
+        var granted = Grants()
+        let steppedAside = lock.withLock { () -> Bool in
+            guard request.status == .granted, !request.started else { return false }
+            request.status = .steppedAside
+            leaveLines(request, granted: &granted)
+            return true
+        }
+        granted.run()
+        return steppedAside
+    }
+
+    /// What a procedure with categories, given a slot, does next.
+    enum StartClaim {
+        /// It holds its categories (or has none to wait for): it starts.
+        case start
+        /// It stepped aside: it must rejoin its lines (``rejoin(_:)``) before it starts.
+        case rejoin
+    }
+
+    /// Its procedure has a slot: it starts holding its categories, unless it stepped aside.
+    func claimForStart(_ request: ExclusivityRequest) -> StartClaim {
+        lock.withLock {
+            switch request.status {
+            case .granted:
+                request.started = true
+                return .start
+            case .steppedAside:
+                return .rejoin
+            case .new, .waiting, .withdrawn:
+                return .start
+            }
+        }
+    }
+
+    /// A request that stepped aside, whose procedure now holds a slot, joins its lines again
+    /// ahead of every request not yet granted. True if it holds its categories at once (or was
+    /// withdrawn meanwhile: its procedure then starts only to finish); otherwise its procedure
+    /// is told (`exclusivityGranted()`) once it does.
+    func rejoin(_ request: ExclusivityRequest) -> Bool {
+        lock.withLock {
+            guard request.status == .steppedAside else { return true }
+            request.status = .waiting
+            request.isReturning = true
+            var granted = Grants()
+            join(request, atFront: true, granted: &granted)
+            // Joining can grant only the joining request: it is told by this answer instead.
+            return request.status == .granted
+        }
     }
 
     /// The procedures a withdrawal granted their categories, told once the lock is released:
@@ -168,42 +314,18 @@ package final class ExclusivityManager: @unchecked Sendable {
         withdraw(request, unlessGranted: true)
     }
 
-    /// Removes the first entry of `line` and any withdrawn ones behind it; the new first
-    /// entry gets one step closer to being granted. Call under `lock`.
-    private func advance(_ line: Line, granted: inout Grants) {
-        line.head += 1
-        while !line.isEmpty, line.entries[line.head].status == .withdrawn { line.head += 1 }
-        if line.isEmpty {
-            // An emptied line is dropped (a later request makes a new one), so categories
-            // used once do not pile up.
-            lines[line.category] = nil
-            if recentLine === line { recentLine = nil }
-            line.entries = []
-            line.head = 0
-            return
-        }
-        if line.head > 32 && line.head * 2 > line.entries.count {
-            line.entries.removeFirst(line.head)
-            line.head = 0
-        }
-        let next = line.entries[line.head]
-        next.missingHeads -= 1
-        if next.missingHeads == 0, let procedure = grant(next) { granted.append(procedure) }
-    }
-
-    /// Under `lock`: the request holds its categories; its procedure, to be told.
+    /// Under `lock`: the request holds its categories; its procedure, to be told. A returning
+    /// request's procedure already holds its slot, so it has started.
     private func grant(_ request: ExclusivityRequest) -> Procedure? {
         request.status = .granted
+        if request.isReturning { request.started = true }
         return request.procedure
     }
 
     /// The procedure first in `category`'s line: it holds the category (or takes it as soon
     /// as the other categories it asked for are free). Nil when nobody holds it.
     func holder(of category: String) -> Procedure? {
-        lock.withLock {
-            guard let line = lines[category], !line.isEmpty else { return nil }
-            return line.entries[line.head].procedure
-        }
+        lock.withLock { lines[category]?.first?.procedure }
     }
 
     /// While `request` waits: the first of its categories that someone else is ahead of it
@@ -211,9 +333,14 @@ package final class ExclusivityManager: @unchecked Sendable {
     func blocker(of request: ExclusivityRequest) -> (category: String, holder: Procedure?)? {
         lock.withLock {
             guard request.status == .waiting else { return nil }
-            guard let line = request.joinedLine(where: { !$0.isEmpty && $0.entries[$0.head] !== request }) else { return nil }
-            return (line.category, line.entries[line.head].procedure)
+            guard let line = request.joinedLine(where: { $0.first != nil && $0.first !== request }) else { return nil }
+            return (line.category, line.first?.procedure)
         }
+    }
+
+    /// The procedure that holds `category` or takes it next (for tests).
+    package static func currentHolder(of category: String) -> Procedure? {
+        shared.holder(of: category)
     }
 
     /// True while some procedure holds or waits for `category` (for tests: a category nobody

@@ -73,7 +73,15 @@ extension Procedure {
 
     /// The exclusivity manager granted the procedure its categories: its gate opens.
     func exclusivityGranted() {
+        if let gate = lock.withLock({ state.gate }), gate.resumeReturningStart(of: self) { return }
         conditionGateDidOpen()
+    }
+
+    /// A procedure that holds categories and must wait for a slot gives them back meanwhile
+    /// (see ``ExclusivityManager``), so that no category is held by one that cannot run.
+    func stepAsideWhileWaitingForSlot() {
+        guard let request = lock.withLock({ state.gate?.request }) else { return }
+        _ = ExclusivityManager.shared.stepAside(request)
     }
 
     /// The conditions were satisfied and the categories are held: the procedure is ready.

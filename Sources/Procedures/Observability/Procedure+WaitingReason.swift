@@ -29,6 +29,8 @@ extension Procedure {
             case gate(ConditionGate)
             case ready(any ProcedureOwner)
             case executing
+            /// Started with a slot, taking back the categories it gave back while it waited for one.
+            case takingCategoriesBack(ConditionGate)
         }
         let stage = lock.withLock { () -> Stage in
             switch state.lifecycle.stage {
@@ -41,7 +43,9 @@ extension Procedure {
             case .ready:
                 return state.lifecycle.owner.map(Stage.ready) ?? .none
             case .running(let running):
-                return running.executing ? .executing : .none
+                if running.executing { return .executing }
+                if let gate = state.gate, gate.isTakingCategoriesBack { return .takingCategoriesBack(gate) }
+                return .none
             case .initial, .finishing, .finished:
                 return .none
             }
@@ -60,6 +64,9 @@ extension Procedure {
             if suspended { return .suspended(owner: Self.ownerName(owner)) }
             if let fullWidth { return .queueFull(width: fullWidth) }
             return .starting
+        case .takingCategoriesBack(let gate):
+            guard let blocker = ExclusivityManager.shared.blocker(of: gate) else { return nil }
+            return .exclusivity(category: blocker.category, holder: blocker.holder)
         case .executing:
             return (self as? ClockWaiting)?.clockWait.map { .clock($0.clock, deadline: $0.deadline) }
         }

@@ -129,7 +129,7 @@ extension Procedure {
         recordReady(action)
         switch action {
         case .none: return
-        case .schedule(let scheduler): scheduler.submit(self)
+        case .schedule(let scheduler): if scheduler.submit(self) { stepAsideWhileWaitingForSlot() }
         case .start: startAfterWaiting()
         case .checkConditions: beginCheckingConditions()
         }

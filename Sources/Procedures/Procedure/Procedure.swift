@@ -300,8 +300,11 @@ open class Procedure: Operation, @unchecked Sendable {
     /// (or gives a slot back to one that asked for it again). The slot is given back when the
     /// procedure has finished.
     func run(scheduledBy scheduler: ProcedureScheduler) {
-        switch lock.withLock({ state.lifecycle.slotGranted() }) {
-        case .start(let owner): CurrentOwner.with(owner) { send(.start) }
+        let (grant, gate) = lock.withLock { (state.lifecycle.slotGranted(), state.gate?.request == nil ? nil : state.gate) }
+        switch grant {
+        case .start(let owner):
+            if let gate, !gate.takeCategoriesBack(for: self, owner: owner, scheduler: scheduler) { return }
+            CurrentOwner.with(owner) { send(.start) }
         case .resume(let onGranted): onGranted()
         case .unwanted: scheduler.didFinish()
         }

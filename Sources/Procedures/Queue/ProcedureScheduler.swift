@@ -203,17 +203,27 @@ final class ProcedureScheduler: @unchecked Sendable {
 
     // MARK: - Running
 
-    /// `procedure` is ready: it starts when a slot is free (soon, if one is).
-    func submit(_ procedure: Procedure) {
+    /// `procedure` is ready: it starts when a slot is free (soon, if one is). True if it
+    /// must wait for one (every slot taken, or the scheduler suspended or without its holder's slot).
+    @discardableResult
+    func submit(_ procedure: Procedure) -> Bool {
         let priority = procedure.queuePriority  // Foundation's getter: read before locking
-        let (loop, reacquire) = lock.withLock { () -> (DispatchQueue?, Procedure?) in
+        let (loop, reacquire, waits) = lock.withLock { () -> (DispatchQueue?, Procedure?, Bool) in
             waiting.append(procedure, priority: priority)
             // First: a holder that is finishing clears `holderReleased`, which lets a loop start.
             let reacquire = holderReleased ? holderToReacquire() : nil
-            return (loopNeeded(), reacquire)
+            let waits = suspended || holderReleased || (width >= 0 && running + waiting.count > width)
+            return (loopNeeded(), reacquire, waits)
         }
         loop.map(startLoop)
         if let reacquire { reacquireSlot(of: reacquire) }
+        return waits
+    }
+
+    /// Runs `work` on the queue this scheduler starts procedures on (for a procedure that
+    /// already holds a slot and waited for something else).
+    func dispatch(_ work: @escaping @Sendable () -> Void) {
+        lock.withLock { target }.async(execute: work)
     }
 
     /// A running procedure gave its slot back to wait (``Procedure/releaseSlot()``): the slot
