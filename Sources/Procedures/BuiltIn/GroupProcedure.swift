@@ -357,9 +357,15 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
 
     // MARK: - Running and finishing
 
+    override var waitedForWhileRunning: [Procedure] {
+        groupLock.withLock { group.children }.compactMap { $0 as? Procedure }.filter { !$0.isFinished }
+    }
+
     func startChildren() {
         // Runs among the group's callbacks (execute, or the start of a cancelled group).
         scheduler.setHolder(self)  // until the group finishes (see finishIfDone)
+        // It holds its owner's slot while it waits for its children (for the wait-for graph).
+        lock.withLock { state.owner?.scheduler }?.waitingHolders.insert(self)
         // Only observers need the list: most groups have none, and then no array is made.
         let observers = self.observers
         let initial = groupLock.withLock { () -> ArraySlice<Operation> in
@@ -444,6 +450,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         }
         guard let errors else { return }
         scheduler.setHolder(nil)
+        lock.withLock { state.owner?.scheduler }?.waitingHolders.remove(self)
         finishAutomatically(withErrors: errors)
     }
 

@@ -97,12 +97,9 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         var produced: [Procedure] = []
         var dependencies: [Procedure] = []
         Condition.collectDependencies(of: conditions, into: &dependencies, produced: &produced)
-        if !dependencies.isEmpty, let chain = WaitForItself.chain(from: dependencies, backTo: procedure) {
-            failWaitingForItself(
-                procedure,
-                "a condition of \(procedure.displayName) depends on \(chain[0].displayName), which waits for \(procedure.displayName) (\(WaitForItself.describe(chain))): the condition could never be evaluated. Remove one of these waits.")
-            return
-        }
+        // A wait about to begin: if it would close a cycle, the procedure is cancelled instead.
+        let waits = dependencies.map { WaitEdge(waiter: procedure, kind: .conditionDependency, target: $0) }
+        if !waits.isEmpty, WaitForGraph.check(waits, unclaimed: true, prospective: true) { return }
         guard !dependencies.isEmpty else {
             evaluate(procedure, from: 0)
             return
@@ -286,30 +283,18 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
             open(procedure)
             return
         }
-        let (submit, owner) = procedure.lock.withLock { () -> (Bool, (any ProcedureOwner)?) in
+        let submit = procedure.lock.withLock { () -> Bool in
             // Same lock as the procedure's: a cancel is decided either before this (and stops
             // here) or after (and its did-cancel hook finds the request and withdraws it).
-            guard !stopped, procedure.state.cancellation == .none else { return (false, nil) }
+            guard !stopped, procedure.state.cancellation == .none else { return false }
             ask(for: categories, by: procedure)
             waiting = .exclusivity(self.categories)
             hasRequest = true
-            return (true, procedure.state.owner)
+            return true
         }
         guard submit else { return }
-        if let (group, category) = WaitForItself.enclosingGroup(holdingAnyOf: self.categories, from: owner) {
-            // Cancelled before it was submitted: its did-cancel hook withdraws it for good.
-            failWaitingForItself(
-                procedure,
-                "\(procedure.displayName) asks for exclusivity category \"\(category)\", which its enclosing group \(group.displayName) holds until it finishes, and the group finishes only after \(procedure.displayName). Let the group alone claim the category, or give the child another one.")
-            return
-        }
-        ExclusivityManager.shared.submit(self)
-    }
-
-    /// Reports a wait that could never end and cancels the procedure, so that it finishes.
-    private func failWaitingForItself(_ procedure: Procedure, _ reason: String) {
-        ProcedureMisuse.report(.deadlock, "\(reason) \(procedure.displayName) was cancelled.", subject: procedure)
-        procedure.cancel(withError: ProcedureError.deadlock(reason: reason))
+        // Not granted at once: a wait that may close a cycle (a category its enclosing group holds, say).
+        if !ExclusivityManager.shared.submit(self) { WaitForGraph.checkWaits(of: procedure) }
     }
 
     private func open(_ procedure: Procedure) {
@@ -329,7 +314,13 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
     func takeCategoriesBack(for procedure: Procedure, owner: (any ProcedureOwner)?, scheduler: ProcedureScheduler) -> Bool {
         guard case .rejoin = ExclusivityManager.shared.claimForStart(self) else { return true }
         procedure.lock.withLock { returningStart = (owner, scheduler) }
-        guard ExclusivityManager.shared.rejoin(self) else { return false }
+        // It holds a slot while it waits: a slot holder a wait for a slot can lead back from.
+        scheduler.waitingHolders.insert(procedure)
+        guard ExclusivityManager.shared.rejoin(self) else {
+            WaitForGraph.checkWaits(of: procedure)
+            return false
+        }
+        scheduler.waitingHolders.remove(procedure)
         // Granted at once, unless a cancel took the start meanwhile (and starts it itself).
         return takeReturningStart(procedure) != nil
     }
@@ -338,6 +329,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
     /// scheduler's queue (not on the thread that released them). False if it was not waiting so.
     func resumeReturningStart(of procedure: Procedure) -> Bool {
         guard let start = takeReturningStart(procedure) else { return false }
+        start.scheduler.waitingHolders.remove(procedure)
         start.scheduler.dispatch { CurrentOwner.with(start.owner) { procedure.send(.start) } }
         return true
     }

@@ -144,14 +144,18 @@ package final class ExclusivityManager: @unchecked Sendable {
     /// Joins the lines; the request's procedure is told (`exclusivityGranted()`, on this
     /// thread, or on the thread releasing the last category it waits for) once it holds them
     /// all. Ignored for a withdrawn request.
-    func submit(_ request: ExclusivityRequest) {
+    /// True if it was granted at once (or withdrawn already).
+    @discardableResult
+    func submit(_ request: ExclusivityRequest) -> Bool {
         var granted = Grants()
-        lock.withLock {
-            guard request.status == .new else { return }
+        let waits = lock.withLock { () -> Bool in
+            guard request.status == .new else { return false }
             request.status = .waiting
             join(request, atFront: false, granted: &granted)
+            return request.status == .waiting
         }
         granted.run()
+        return !waits
     }
 
     /// Under `lock`: puts a waiting `request` in each of its lines (at the back, or among the

@@ -129,7 +129,11 @@ extension Procedure {
         recordReady(action)
         switch action {
         case .none: return
-        case .schedule(let scheduler): if scheduler.submit(self) { stepAsideWhileWaitingForSlot() }
+        case .schedule(let scheduler):
+            guard scheduler.submit(self) else { return }
+            stepAsideWhileWaitingForSlot()
+            // Only a slot holder that waits itself can lead back here.
+            if !scheduler.waitingHolders.isEmpty { WaitForGraph.checkWaits(of: self) }
         case .start: startAfterWaiting()
         case .checkConditions: beginCheckingConditions()
         }

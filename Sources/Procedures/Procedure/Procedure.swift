@@ -330,6 +330,13 @@ open class Procedure: Operation, @unchecked Sendable {
     /// they do not handle to `super`. The default handles none.
     func respond(to moment: BuiltInMoment) -> BuiltInResponse { .proceed }
 
+    /// The procedures this one waits for while it runs, for the wait-for graph: a group's
+    /// unfinished children. None by default.
+    var waitedForWhileRunning: [Procedure] { [] }
+
+    /// True once it has started (a group runs its children from then on).
+    var hasStarted: Bool { lock.withLock { state.phase >= .started } }
+
     // MARK: - Producing
 
     /// Adds `operation` to the queue this procedure runs on, with will-add and did-add

@@ -29,6 +29,8 @@ import Synchronization
 final class ProcedureScheduler: @unchecked Sendable {
     // @unchecked: every mutable field is guarded by `lock`.
     private let lock = InlineLock()
+    /// Its slot holders that wait themselves, for the wait-for graph (their own lock).
+    let waitingHolders = WaitingSlotHolders()
     @exclusivity(unchecked) private var width: Int
     @exclusivity(unchecked) private var running = 0
     /// Written only under `lock`, and read under it too, except by `parkWhileSuspended`: an

@@ -95,7 +95,7 @@ final class WaitForItselfTests: MisuseRecordingTestCase {
         wait(forAll: [guarded, dependency], timeout: bound)
         assertProcedureCancelled(guarded, withErrors: true)
         XCTAssertFalse(guarded.didExecute)
-        XCTAssertEqual(deadlockReason(guarded).map { $0.contains("dependency -> guarded") }, true, "\(guarded.errors)")
+        XCTAssertEqual(deadlockReason(guarded).map { $0.contains("guarded waits for dependency, a dependency of its condition; dependency waits for its dependency guarded") }, true, "\(guarded.errors)")
         XCTAssertEqual(misuse.kinds(about: guarded), [.deadlock])
         assertProcedureFinished(dependency)
     }
@@ -112,7 +112,11 @@ final class WaitForItselfTests: MisuseRecordingTestCase {
         wait(forAll: [guarded, middle, dependency], timeout: bound)
         assertProcedureCancelled(guarded, withErrors: true)
         XCTAssertEqual(
-            deadlockReason(guarded).map { $0.contains("dependency -> middle -> guarded") }, true, "\(guarded.errors)")
+            deadlockReason(guarded).map {
+                $0.contains(
+                    "guarded waits for dependency, a dependency of its condition; dependency waits for its dependency middle; middle waits for its dependency guarded"
+                )
+            }, true, "\(guarded.errors)")
     }
 
     func testProducedConditionDependencyThatDependsOnTheGuardedProcedureIsFound() {
@@ -137,7 +141,7 @@ final class WaitForItselfTests: MisuseRecordingTestCase {
         group.addCondition(condition)
         wait(for: group, timeout: bound)
         assertProcedureCancelled(group, withErrors: true)
-        XCTAssertEqual(deadlockReason(group).map { $0.contains("child -> group") }, true, "\(group.errors)")
+        XCTAssertEqual(deadlockReason(group).map { $0.contains("group waits for child, a dependency of its condition; child waits for its group group to start") }, true, "\(group.errors)")
         XCTAssertFalse(child.didExecute)
     }
 

@@ -1,0 +1,215 @@
+import Foundation
+import ProceduresSupport
+
+/// One wait of the wait-for graph: `waiter` cannot go on until `target` finishes (or lets go
+/// of what it holds).
+struct WaitEdge: CustomStringConvertible {
+    enum Kind: Equatable {
+        /// An unfinished dependency.
+        case dependency
+        /// A dependency of one of the waiter's conditions.
+        case conditionDependency
+        /// A category the target holds, or takes next (first in its line).
+        case category(String)
+        /// A slot of the waiter's queue or group, which the target holds while it waits itself.
+        case slot
+        /// The waiter is a running group; the target is one of its unfinished children.
+        case child
+        /// The waiter is a child of the target, a group that has not started.
+        case groupStart
+    }
+
+    let waiter: Procedure
+    let kind: Kind
+    let target: Procedure
+
+    var description: String {
+        let waiter = waiter.displayName, target = target.displayName
+        switch kind {
+        case .dependency: return "\(waiter) waits for its dependency \(target)"
+        case .conditionDependency: return "\(waiter) waits for \(target), a dependency of its condition"
+        case .category(let category): return "\(waiter) waits for category \"\(category)\" held by \(target)"
+        case .slot: return "\(waiter) waits for a slot held by \(target)"
+        case .child: return "\(waiter) waits for its child \(target)"
+        case .groupStart: return "\(waiter) waits for its group \(target) to start"
+        }
+    }
+}
+
+/// The waits between procedures as one graph, read on demand from what each procedure, the
+/// exclusivity lines and the schedulers already track: a wait that closes a cycle can never
+/// end, so it is reported as ``ProcedureMisuse/Kind/deadlock`` naming the whole cycle and
+/// ended by cancelling one of its procedures with ``ProcedureError/deadlock(reason:)``.
+///
+/// A search runs only when a wait begins that could close a cycle: a category the procedure
+/// cannot take at once, a slot held by a procedure that itself waits (a running group, say),
+/// the dependencies of its conditions, and the dependencies of a procedure that something
+/// already waits for. Anything else (a plain procedure on a queue with room, a queue whose
+/// running procedures wait for nothing) pays nothing.
+enum WaitForGraph {
+    /// Serialises finding a cycle with ending it, so that two threads closing the same cycle
+    /// find and end it once. Nothing under it runs user code (names are read before).
+    private static let searchLock = Lock()
+
+    /// What `procedure` waits for now. `unclaimed`: count the dependencies of a procedure not
+    /// yet added too (for a condition's dependencies, which the gate adds itself).
+    static func edges(of procedure: Procedure, unclaimed: Bool = false) -> [WaitEdge] {
+        enum Seen {
+            case none
+            case waiting(dependencies: [Procedure], gate: ConditionGate?, group: Procedure?)
+            case ready(ProcedureScheduler, group: Procedure?, request: ExclusivityRequest?)
+            case running(takingBack: ConditionGate?)
+        }
+        let seen = procedure.lock.withLock { () -> Seen in
+            let state = procedure.state
+            let group = state.owner as? Procedure
+            switch state.phase {
+            case .initial:
+                guard unclaimed else { return .none }
+                return .waiting(dependencies: state.dependencies, gate: state.gate, group: nil)
+            case .waiting:
+                if state.cancellation != .none { return .none }
+                let checking = state.lifecycle.isCheckingGate
+                return .waiting(
+                    dependencies: checking ? [] : state.dependencies,
+                    gate: checking || unclaimed ? state.gate : nil, group: group)
+            case .ready:
+                return state.owner.map { .ready($0.scheduler, group: group, request: state.gate?.request) } ?? .none
+            case .started:
+                return .running(takingBack: state.gate.flatMap { $0.isTakingCategoriesBack ? $0 : nil })
+            case .executing:
+                return .running(takingBack: nil)
+            case .finishing, .finished:
+                return .none
+            }
+        }
+        var edges: [WaitEdge] = []
+        switch seen {
+        case .none:
+            return []
+        case .waiting(let dependencies, let gate, let group):
+            for dependency in dependencies where !dependency.isFinished {
+                edges.append(WaitEdge(waiter: procedure, kind: .dependency, target: dependency))
+            }
+            if let gate { edges += gateEdges(of: procedure, gate: gate, unclaimed: unclaimed) }
+            if let group, !group.hasStarted { edges.append(WaitEdge(waiter: procedure, kind: .groupStart, target: group)) }
+        case .ready(let scheduler, let group, let request):
+            // Holding its categories, it is about to start or to give them back: not stuck.
+            if let request, ExclusivityManager.shared.isGranted(request) { return [] }
+            if let group, !group.hasStarted { edges.append(WaitEdge(waiter: procedure, kind: .groupStart, target: group)) }
+            for holder in scheduler.waitingHolders.all where holder !== procedure {
+                edges.append(WaitEdge(waiter: procedure, kind: .slot, target: holder))
+            }
+        case .running(let takingBack):
+            if let takingBack, let blocker = ExclusivityManager.shared.blocker(of: takingBack), let holder = blocker.holder {
+                edges.append(WaitEdge(waiter: procedure, kind: .category(blocker.category), target: holder))
+            }
+            for child in procedure.waitedForWhileRunning where !child.isFinished {
+                edges.append(WaitEdge(waiter: procedure, kind: .child, target: child))
+            }
+        }
+        return edges
+    }
+
+    private static func gateEdges(of procedure: Procedure, gate: ConditionGate, unclaimed: Bool) -> [WaitEdge] {
+        if unclaimed, procedure.lock.withLock({ !procedure.state.lifecycle.isCheckingGate }) {
+            // Its conditions' dependencies, which it will wait for once its own have finished.
+            var dependencies: [Procedure] = [], produced: [Procedure] = []
+            Condition.collectDependencies(of: procedure.lock.withLock { gate.conditions }, into: &dependencies, produced: &produced)
+            return dependencies.filter { !$0.isFinished }.map { WaitEdge(waiter: procedure, kind: .conditionDependency, target: $0) }
+        }
+        let (waiting, request) = gate.currentWait(of: procedure)
+        switch waiting {
+        case .dependencies(let dependencies):
+            return dependencies.filter { !$0.isFinished }.map { WaitEdge(waiter: procedure, kind: .conditionDependency, target: $0) }
+        case .exclusivity:
+            guard let request, let blocker = ExclusivityManager.shared.blocker(of: request), let holder = blocker.holder else { return [] }
+            return [WaitEdge(waiter: procedure, kind: .category(blocker.category), target: holder)]
+        case .nothing, .queueResume, .condition:
+            return []
+        }
+    }
+
+    /// A cycle that `waits` (all of one procedure) close: the first of them, then waits
+    /// leading back to their waiter. Depth first, with a stack of its own, each procedure
+    /// visited once.
+    static func cycle(closedBy waits: [WaitEdge], unclaimed: Bool = false) -> [WaitEdge]? {
+        guard let start = waits.first?.waiter else { return nil }
+        var visited: Set<ObjectIdentifier> = [ObjectIdentifier(start)]
+        for first in waits where visited.insert(ObjectIdentifier(first.target)).inserted {
+            var path: [WaitEdge] = [first]
+            var pending: [[WaitEdge]] = [edges(of: first.target, unclaimed: unclaimed)]
+            while !path.isEmpty {
+                guard let next = pending[pending.count - 1].popLast() else {
+                    path.removeLast()
+                    pending.removeLast()
+                    continue
+                }
+                if next.target === start { return path + [next] }
+                guard visited.insert(ObjectIdentifier(next.target)).inserted else { continue }
+                path.append(next)
+                pending.append(edges(of: next.target, unclaimed: unclaimed))
+            }
+        }
+        return nil
+    }
+
+    /// True while every wait of `cycle` still holds (read again: the first reading was not
+    /// one snapshot, and a wait that ended meanwhile means no deadlock). A prospective first
+    /// wait (about to begin) is taken as given.
+    private static func stillHolds(_ cycle: [WaitEdge], unclaimed: Bool, prospective: Bool) -> Bool {
+        cycle.dropFirst(prospective ? 1 : 0).allSatisfy { wait in
+            edges(of: wait.waiter, unclaimed: unclaimed).contains { $0.target === wait.target && $0.kind == wait.kind }
+        }
+    }
+
+    /// "A waits for …; B waits for …": the cycle in order.
+    static func describe(_ cycle: [WaitEdge]) -> String {
+        cycle.map(\.description).joined(separator: "; ")
+    }
+
+    /// Looks for a cycle that `waiter`'s current waits close, and ends it if there is one.
+    /// True if it found one.
+    @discardableResult
+    static func checkWaits(of waiter: Procedure) -> Bool {
+        let waits = edges(of: waiter)
+        guard !waits.isEmpty else { return false }
+        return check(waits)
+    }
+
+    /// Looks for a cycle that `waits` (of one procedure) close, and ends it if there is one;
+    /// true if it found one. `prospective`: the waits are about to begin (a condition's
+    /// dependencies), so only their waiter is cancelled, and it does not begin them.
+    @discardableResult
+    static func check(_ waits: [WaitEdge], unclaimed: Bool = false, prospective: Bool = false) -> Bool {
+        let found = searchLock.withLock { () -> [WaitEdge]? in
+            guard let cycle = cycle(closedBy: waits, unclaimed: unclaimed),
+                stillHolds(cycle, unclaimed: unclaimed, prospective: prospective)
+            else { return nil }
+            return cycle
+        }
+        guard let found else { return false }
+        end(found, victim: prospective ? found[0] : nil)
+        return true
+    }
+
+    /// Reports the cycle and cancels the procedure whose cancel ends a wait at once: one that
+    /// waits for a category or a condition's dependency (it leaves the wait), else for a
+    /// dependency or its group, else a group waiting for its children (which cancels them).
+    /// Never one that waits for a slot: cancelled, it would still wait for the slot to finish.
+    private static func end(_ cycle: [WaitEdge], victim chosen: WaitEdge?) {
+        let order: [(WaitEdge.Kind) -> Bool] = [
+            { if case .category = $0 { return true } else { return false } },
+            { $0 == .conditionDependency },
+            { $0 == .dependency || $0 == .groupStart },
+            { $0 == .child },
+        ]
+        let victim = chosen ?? order.lazy.compactMap { rule in cycle.first { rule($0.kind) } }.first ?? cycle[0]
+        let reason = describe(cycle)
+        ProcedureMisuse.report(
+            .deadlock,
+            "\(reason): none of them can ever go on. \(victim.waiter.displayName) was cancelled so that they finish. Remove one of these waits.",
+            subject: victim.waiter)
+        victim.waiter.cancel(withError: ProcedureError.deadlock(reason: reason))
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import ProceduresTestSupport
+import ProceduresTesting
+import XCTest
+
+/// Waits that close a cycle of the wait-for graph (dependencies, categories, slots, a group's
+/// children) are reported as one deadlock naming the whole cycle, and one procedure of it is
+/// cancelled so that everything finishes. Every wait here is bounded, so a hang fails.
+final class WaitForGraphTests: MisuseRecordingTestCase {
+    private let bound: TimeInterval = 10
+
+    private func deadlockReason(_ procedure: Procedure) -> String? {
+        for case ProcedureError.deadlock(let reason) in procedure.errors { return reason }
+        return nil
+    }
+
+    /// Running groups hold every slot of a queue and wait for their children; each child
+    /// depends on a procedure added to that queue afterwards, which waits for a slot.
+    private func assertSlotCyclesAreEnded(width: Int, file: StaticString = #filePath, line: UInt = #line) {
+        let queue = ProcedureQueue()
+        queue.maxConcurrentOperationCount = width
+        var groups: [GroupProcedure] = [], children: [TestProcedure] = [], lates: [TestProcedure] = []
+        var gates: [HeldProcedure] = []
+        for index in 0..<width {
+            let gate = HeldProcedure(name: "gate-\(index)")
+            let late = TestProcedure(name: "late-\(index)")  // added to the queue only later
+            let child = TestProcedure(name: "child-\(index)")
+            child.addDependency(late)
+            let group = GroupProcedure(operations: [gate, child])
+            group.name = "group-\(index)"
+            groups.append(group)
+            children.append(child)
+            lates.append(late)
+            gates.append(gate)
+            queue.addOperation(group)
+        }
+        wait(for: gates.map(\.executing), timeout: bound)
+        for late in lates { queue.addOperation(late) }
+        let reported = XCTNSPredicateExpectation(
+            predicate: NSPredicate { _, _ in children.allSatisfy(\.isCancelled) }, object: nil)
+        wait(for: [reported], timeout: bound)
+        for gate in gates { gate.release() }
+        wait(forAll: groups + lates, timeout: bound, file: file, line: line)
+        for index in 0..<width {
+            let child = children[index]
+            XCTAssertEqual(
+                deadlockReason(child),
+                "late-\(index) waits for a slot held by group-\(index); group-\(index) waits for its child child-\(index); child-\(index) waits for its dependency late-\(index)",
+                file: file, line: line)
+            assertProcedureFinished(lates[index], file: file, line: line)
+        }
+        XCTAssertEqual(misuse.all.filter { $0.kind == .deadlock }.count, width, "\(misuse.all)", file: file, line: line)
+    }
+
+    func testASlotCycleOnAWidthOneQueueIsReportedAndEnded() {
+        assertSlotCyclesAreEnded(width: 1)
+    }
+
+    func testSlotCyclesOnAWidthFourQueueAreEachReportedAndEnded() {
+        assertSlotCyclesAreEnded(width: 4)
+    }
+
+    /// With no width limit: a group holds category B; its child needs A; a procedure that
+    /// needs A and B is first in A's line (so the child waits behind it) and waits for B.
+    func testACategoryLineCycleIsReportedAndEnded() {
+        let a = "line-a-\(UUID().uuidString)", b = "line-b-\(UUID().uuidString)"
+        let gate = HeldProcedure(name: "gate")
+        let child = TestProcedure(name: "child")
+        child.addCondition(MutuallyExclusive<Never>(category: a))
+        child.addDependency(gate)
+        let group = GroupProcedure(operations: [gate, child])
+        group.name = "group"
+        group.addCondition(MutuallyExclusive<Never>(category: b))
+        let both = TestProcedure(name: "both")
+        both.addCondition(MutuallyExclusive<Never>(category: a))
+        both.addCondition(MutuallyExclusive<Never>(category: b))
+        let queue = ProcedureQueue()
+        queue.addOperation(group)
+        wait(for: [gate.executing], timeout: bound)
+        queue.addOperation(both)
+        let waits = XCTNSPredicateExpectation(
+            predicate: NSPredicate { _, _ in both.waitingReason.map { "\($0)" }?.contains("held by group") == true }, object: nil)
+        wait(for: [waits], timeout: bound)
+        gate.release()
+        wait(for: group, both, timeout: bound)
+        XCTAssertEqual(
+            deadlockReason(child),
+            "child waits for category \"\(a)\" held by both; both waits for category \"\(b)\" held by group; group waits for its child child")
+        assertProcedureFinished(both)
+        XCTAssertEqual(misuse.kinds(about: child), [.deadlock])
+        XCTAssertFalse(ExclusivityManager.isInUse(a))
+        XCTAssertFalse(ExclusivityManager.isInUse(b))
+    }
+
+    /// A procedure waiting for a slot held by a group whose children do not wait for it is
+    /// no deadlock: nothing is reported, and it runs once the group finishes.
+    func testWaitingForASlotHeldByAGroupThatDoesNotWaitForItIsNotReported() {
+        let queue = ProcedureQueue()
+        queue.maxConcurrentOperationCount = 1
+        let gate = HeldProcedure(name: "gate")
+        let group = GroupProcedure(operations: [gate])
+        queue.addOperation(group)
+        wait(for: [gate.executing], timeout: bound)
+        let late = TestProcedure(name: "late")
+        queue.addOperation(late)
+        gate.release()
+        wait(for: group, late, timeout: bound)
+        assertProcedureFinished(late)
+        XCTAssertTrue(misuse.all.isEmpty, "\(misuse.all)")
+    }
+}
