@@ -31,12 +31,10 @@ struct RunSettings: Sendable {
         if !unwritable.isEmpty { throw .refused(unwritable) }
     }
 
-    /// Makes the log directory (checked, it can still fail: a full disk).
+    /// Makes the log directory (checked, it can still fail: a disk filled meanwhile).
     func createLogDirectory() throws(StepsError) {
-        do {
-            try FileManager.default.createDirectory(at: logDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw .refused(["cannot create the log directory \(logDirectory.path): \((error as NSError).localizedDescription)"])
+        if let problem = OutputPath.createDirectory(at: logDirectory.path) {
+            throw .refused(["cannot create the log directory \(logDirectory.path): \(problem)"])
         }
     }
 

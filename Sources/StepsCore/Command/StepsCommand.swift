@@ -60,7 +60,7 @@ public final class StepsCommand {
             do {
                 try PipelineGraph(pipeline: document.pipeline).write(to: URL(fileURLWithPath: graphPath))
             } catch {
-                throw .refused(["cannot write the graph to \(graphPath): \((error as NSError).localizedDescription)"])
+                throw .refused(["cannot write the graph to \(graphPath): \(OutputPath.reason(of: error))"])
             }
         }
         if options.dryRun {

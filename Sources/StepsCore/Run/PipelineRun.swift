@@ -178,7 +178,7 @@ final class PipelineRun: @unchecked Sendable {
             do {
                 try StepTrace.write(profiler.chromeTrace(), records: records, to: URL(fileURLWithPath: tracePath))
             } catch {
-                traceError = "\(error)"
+                traceError = "cannot write the trace to \(tracePath): \(OutputPath.reason(of: error))"
             }
         }
         let elapsed = Date().timeIntervalSince(started)
