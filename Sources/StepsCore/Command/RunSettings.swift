@@ -50,7 +50,9 @@ struct RunSettings: Sendable {
             forced: first ? options.forced : .none)
         let context = RunContext(
             pipeline: pipeline, logDirectory: logDirectory, display: display, gracePeriod: options.gracePeriod, upToDate: upToDate,
-            outputMode: options.output ?? .automatic(onTerminal: terminal))
+            outputMode: options.output ?? .automatic(onTerminal: terminal),
+            // A dumb terminal, or --plain, still takes control characters.
+            showsOnTerminal: terminal || isatty(STDOUT_FILENO) == 1)
         return PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath, explain: options.explain)
     }
 
