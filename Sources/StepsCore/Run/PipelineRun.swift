@@ -106,7 +106,8 @@ final class PipelineRun: @unchecked Sendable {
     /// have. A signal while the run stops kills them at once (``forceStop(_:)``).
     func stop(_ reason: StopReason) {
         let first = lock.withLock { () -> Bool in
-            guard stopReason == nil else { return false }
+            // An ended run has its status: a closed output found by its summary changes nothing.
+            guard stopReason == nil, !ended else { return false }
             stopReason = reason
             return true
         }
