@@ -9,7 +9,8 @@ enum StepsMain {
         do {
             try command.start { exit($0) }
         } catch {
-            FileHandle.standardError.write(Data(error.lines.map { $0 + "\n" }.joined().utf8))
+            // Thrown away if standard error is closed (SIGPIPE is ignored by then).
+            try? FileHandle.standardError.write(contentsOf: Data(error.lines.map { $0 + "\n" }.joined().utf8))
             exit(error.exitStatus)
         }
         withExtendedLifetime(command) { dispatchMain() }

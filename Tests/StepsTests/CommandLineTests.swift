@@ -56,13 +56,45 @@ final class CommandLineTests: StepsTestCase {
             (["--logs", "file"], "steps: cannot create the log directory \(directory.path)/file: Not a directory"),
         ]
         for (arguments, message) in cases {
-            for mode in [[], ["--dry-run"]] {
-                let result = try run(["pipeline.json", "--plain"] + arguments + mode)
-                XCTAssertEqual(result.status, 2, "\(arguments + mode): \(result.output)")
-                XCTAssertEqual(result.errorLines, [message], "\(arguments + mode)")
-                XCTAssertEqual(result.output, "", "nothing ran")
-                XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("a-ran").path))
+            try assertRefusedBeforeAnythingRuns(arguments) { XCTAssertEqual($0, message, "\(arguments + $1)") }
+        }
+    }
+
+    func testOutputPathsTheSystemRefusesAreRefusedBeforeAnythingRunsWithItsReason() throws {
+        try write(oneStep)
+        // Searching and permissions would let these through: only the system can tell.
+        try assertRefusedBeforeAnythingRuns(["--trace", "/proc/trace.json"]) {
+            XCTAssertEqual($0, "steps: cannot write the trace to /proc/trace.json: No such file or directory", "\($1)")
+        }
+        try assertRefusedBeforeAnythingRuns(["--logs", "/proc/x"]) {
+            XCTAssertEqual($0, "steps: cannot create the log directory /proc/x: No such file or directory", "\($1)")
+        }
+        // sysfs refuses as it sees fit (as root or not): any of its reasons, but the system's.
+        let refusals = ["Permission denied", "Operation not permitted", "Read-only file system"]
+        let sysfs: [([String], String)] = [
+            (["--trace", "/sys/trace.json"], "steps: cannot write the trace to /sys/trace.json: "),
+            (["--graph", "/sys/kernel/graph.dot"], "steps: cannot write the graph to /sys/kernel/graph.dot: "),
+            (["--logs", "/sys/steps-logs"], "steps: cannot create the log directory /sys/steps-logs: "),
+        ]
+        for (arguments, prefix) in sysfs {
+            try assertRefusedBeforeAnythingRuns(arguments) { message, mode in
+                XCTAssertTrue(refusals.contains { message == prefix + $0 }, "\(arguments + mode): \(message)")
             }
+        }
+    }
+
+    /// Runs `steps` with `arguments`, with and without `--dry-run`, and checks that it refuses
+    /// them (status 2, one line, which `check` is given with the mode) before anything runs.
+    private func assertRefusedBeforeAnythingRuns(
+        _ arguments: [String], line: UInt = #line, _ check: (String, [String]) -> Void
+    ) throws {
+        for mode in [[], ["--dry-run"]] {
+            let result = try run(["pipeline.json", "--plain"] + arguments + mode)
+            XCTAssertEqual(result.status, 2, "\(arguments + mode): \(result.output)", line: line)
+            XCTAssertEqual(result.errorLines.count, 1, "\(arguments + mode): \(result.errors)", line: line)
+            check(result.errorLines.first ?? "", mode)
+            XCTAssertEqual(result.output, "", "nothing ran", line: line)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("a-ran").path), "the step ran", line: line)
         }
     }
 }

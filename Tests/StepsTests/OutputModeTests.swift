@@ -90,6 +90,34 @@ final class OutputModeTests: StepsTestCase {
         XCTAssertEqual(try read(".steps/logs/broken.err.log"), (1...30).filter { $0 % 2 == 0 }.map { "line \($0)\n" }.joined())
     }
 
+    func testTheLogsKeepEveryByteAStepWrites() throws {
+        // Every byte value on both streams, then a last line without a newline; and a second
+        // try, whose marker starts a line of its own.
+        let every = (0...255).map { String(format: "\\\\%03o", $0) }.joined()
+        try write(#"""
+            { "steps": [ { "name": "bytes", "retry": { "attempts": 2 },
+              "run": "printf '\#(every)'; printf '\#(every)' >&2; printf 'last'; [ -e tried ] || { touch tried; exit 1; }" } ] }
+            """#)
+        let result = try run(["pipeline.json"])
+        XCTAssertEqual(result.status, 0, result.output + result.errors)
+        let bytes = Data(0...255)
+        let marker = Data("\n── steps: try 2 of 2 ──\n".utf8)
+        let log = try Data(contentsOf: directory.appendingPathComponent(".steps/logs/bytes.log"))
+        XCTAssertEqual(log, bytes + Data("last".utf8) + marker + bytes + Data("last".utf8), "the log holds the bytes written, byte for byte")
+        let errors = try Data(contentsOf: directory.appendingPathComponent(".steps/logs/bytes.err.log"))
+        XCTAssertEqual(errors, bytes + marker + bytes)
+    }
+
+    func testOffATerminalPrefixedAndGroupedOutputPassLinesOnAsPrinted() throws {
+        // A CI log may render colours: off a terminal, a step's control characters are its own.
+        try write(#"{ "steps": [ { "name": "colour", "run": "printf 'esc:\\033[31mred\\033[0m\\n'" } ] }"#)
+        for mode in ["prefixed", "grouped"] {
+            let result = try run(["pipeline.json", "--output", mode])
+            XCTAssertEqual(result.status, 0, result.output + result.errors)
+            XCTAssertTrue(result.output.contains("esc:\u{1B}[31mred\u{1B}[0m\n"), "\(mode): \(result.output.debugDescription)")
+        }
+    }
+
     func testAnUnknownModeIsABadInvocation() throws {
         try write(#"{ "steps": [ \#(quiet) ] }"#)
         let result = try run(["pipeline.json", "--output", "loud"])

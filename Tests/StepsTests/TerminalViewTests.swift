@@ -74,6 +74,26 @@ final class TerminalViewTests: StepsTestCase {
         XCTAssertLessThan(bye, finished, after.joined(separator: "\n"))
     }
 
+    func testAStepsControlCharactersAndInvalidBytesAreShownEscapedOnTheTerminal() throws {
+        try assertEscapedOnTheTerminal(mode: "prefixed", line: "talker | esc:\\x1b[31mred\\x1b[0m bad:\\xff\\xfe bell:\\x07 é end")
+        try assertEscapedOnTheTerminal(mode: "grouped", line: "| esc:\\x1b[31mred\\x1b[0m bad:\\xff\\xfe bell:\\x07 é end")
+    }
+
+    /// Runs a step printing a colour code, bytes that are not UTF-8, a bell and an accented
+    /// letter with `--output MODE`, and checks the screen shows `line`, in no colour of the step's.
+    private func assertEscapedOnTheTerminal(mode: String, line: String, file: StaticString = #filePath, lineNumber: UInt = #line) throws {
+        try write(#"""
+            { "steps": [ { "name": "talker", "run": "printf 'esc:\\033[31mred\\033[0m bad:\\377\\376 bell:\\007 \\303\\251 end\\n'" } ] }
+            """#)
+        if let session { try tmux(["kill-session", "-t", session], capturing: false) }
+        guard try startSteps("--output \(mode)") else { return }
+        eventually(20, "steps to exit") { (try? screen())?.contains("exit=0") ?? false }
+        let after = try screen()
+        XCTAssertTrue(after.contains(line), after.joined(separator: "\n"), file: file, line: lineNumber)
+        let colored = try tmux(["capture-pane", "-p", "-e", "-t", session])
+        XCTAssertFalse(colored.contains("\u{1B}[31mred"), colored.debugDescription, file: file, line: lineNumber)
+    }
+
     func testAStepWaitingOutItsBackoffSaysHowLongBeforeWhichTry() throws {
         try write(#"""
             { "steps": [ { "name": "flaky", "retry": { "attempts": 2, "backoff": 4 }, "run": "[ -e tried ] || { touch tried; exit 1; }" } ] }

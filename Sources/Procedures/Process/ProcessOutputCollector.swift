@@ -6,7 +6,8 @@ final class ProcessOutputCollector: @unchecked Sendable {
     // @unchecked: every member is read and written on the owning ChildProcess's serial queue.
     enum Mode {
         case capture(limit: Int)
-        case lines(StreamPromise<String>)
+        /// Each line decoded, and each line's bytes with their newline.
+        case lines(StreamPromise<String>, bytes: StreamPromise<Data>)
     }
 
     /// How much of the end of the stream is kept for error messages, whatever the limit.
@@ -37,11 +38,13 @@ final class ProcessOutputCollector: @unchecked Sendable {
             }
             tail.append(contentsOf: bytes.suffix(Self.tailCapacity))
             if tail.count > 2 * Self.tailCapacity { tail = tail.suffix(Self.tailCapacity) }
-        case .lines(let promise):
+        case .lines(let promise, let exact):
             var start = bytes.startIndex
             while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
                 partialLine.append(contentsOf: bytes[start..<newline])
                 promise.succeed(String(decoding: partialLine, as: UTF8.self))
+                partialLine.append(UInt8(ascii: "\n"))
+                exact.succeed(partialLine)
                 partialLine.removeAll(keepingCapacity: true)
                 start = newline + 1
             }
@@ -53,12 +56,14 @@ final class ProcessOutputCollector: @unchecked Sendable {
     /// is delivered, and the lines stream finishes.
     func close(cutShort: Bool) {
         self.cutShort = cutShort
-        guard case .lines(let promise) = mode else { return }
+        guard case .lines(let promise, let exact) = mode else { return }
         if !partialLine.isEmpty {
             promise.succeed(String(decoding: partialLine, as: UTF8.self))
+            exact.succeed(partialLine)
             partialLine = Data()
         }
         promise.finish()
+        exact.finish()
     }
 
     /// The last few kilobytes, decoded.

@@ -78,7 +78,8 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
         /// Written wherever the parent's stream goes.
         case inherit
         /// Delivered line by line (without the newline) through ``standardOutputLines`` or
-        /// ``standardErrorLines`` as the program writes them; not kept in the result.
+        /// ``standardErrorLines`` as the program writes them, and byte for byte through
+        /// ``standardOutputLineData`` or ``standardErrorLineData``; not kept in the result.
         case lines
     }
 
@@ -118,9 +119,18 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
     public let standardOutputLines: FutureStream<String>
     /// Standard error's lines when it is streamed; as ``standardOutputLines``.
     public let standardErrorLines: FutureStream<String>
+    /// Standard output's lines when it is streamed, as the program wrote them: every byte,
+    /// whether UTF-8 or not, each line with its newline (a last line the program did not end
+    /// has none), so that they join up to exactly what it printed. Finishes as
+    /// ``standardOutputLines`` does.
+    public let standardOutputLineData: FutureStream<Data>
+    /// Standard error's lines, byte for byte, when it is streamed; as ``standardOutputLineData``.
+    public let standardErrorLineData: FutureStream<Data>
 
     private let outputLines: StreamPromise<String>
     private let errorLines: StreamPromise<String>
+    private let outputLineData: StreamPromise<Data>
+    private let errorLineData: StreamPromise<Data>
     private let childLock = InlineLock()
     private var child: ChildProcess?
 
@@ -162,10 +172,20 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
         errorLines = StreamPromise(capacity: Self.lineReplayCapacity)
         standardOutputLines = outputLines.stream
         standardErrorLines = errorLines.stream
+        outputLineData = StreamPromise(capacity: Self.lineReplayCapacity)
+        errorLineData = StreamPromise(capacity: Self.lineReplayCapacity)
+        standardOutputLineData = outputLineData.stream
+        standardErrorLineData = errorLineData.stream
         super.init()
         name = "Process(\(([executable] + arguments).joined(separator: " ")))"
-        if standardOutput != .lines { outputLines.finish() }
-        if standardError != .lines { errorLines.finish() }
+        if standardOutput != .lines {
+            outputLines.finish()
+            outputLineData.finish()
+        }
+        if standardError != .lines {
+            errorLines.finish()
+            errorLineData.finish()
+        }
     }
 
     /// Runs `command` with `/bin/sh -c`: pipes, redirections and globs work, and so does
@@ -196,8 +216,8 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
             finishAutomatically()
             return
         }
-        let outputCollector = collector(for: standardOutput, lines: outputLines)
-        let errorCollector = collector(for: standardError, lines: errorLines)
+        let outputCollector = collector(for: standardOutput, lines: outputLines, bytes: outputLineData)
+        let errorCollector = collector(for: standardError, lines: errorLines, bytes: errorLineData)
         do {
             let launch = try makeLaunch(output: outputCollector, error: errorCollector)
             defer { if case .descriptor(let fd) = launch.standardInput { close(fd) } }
@@ -255,6 +275,8 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
         super.procedureDidFinish(withErrors: errors)
         outputLines.finish()
         errorLines.finish()
+        outputLineData.finish()
+        errorLineData.finish()
     }
 
     private func childExited(_ status: ProcessStatus?, output: ProcessOutputCollector?, error: ProcessOutputCollector?) {
@@ -280,10 +302,12 @@ public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProced
         }
     }
 
-    private func collector(for destination: OutputDestination, lines: StreamPromise<String>) -> ProcessOutputCollector? {
+    private func collector(
+        for destination: OutputDestination, lines: StreamPromise<String>, bytes: StreamPromise<Data>
+    ) -> ProcessOutputCollector? {
         switch destination {
         case .capture(let limit): return ProcessOutputCollector(mode: .capture(limit: max(0, limit)))
-        case .lines: return ProcessOutputCollector(mode: .lines(lines))
+        case .lines: return ProcessOutputCollector(mode: .lines(lines, bytes: bytes))
         case .discard, .inherit: return nil
         }
     }

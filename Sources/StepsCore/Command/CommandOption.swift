@@ -50,7 +50,7 @@ struct CommandOption: Sendable {
         },
         CommandOption(
             names: ["--explain"], argument: .none,
-            help: "list every unfinished step and why it waits, on SIGUSR1 (kill -USR1 PID) and when --timeout expires"
+            help: "list every unfinished step and why it waits when --timeout expires, as SIGUSR1 (kill -USR1 PID) always does"
         ) { options, _, _ in options.explain = true },
         CommandOption(
             names: ["--grace"], argument: .required("SECS"),

@@ -21,7 +21,7 @@ struct Options: Sendable, Equatable {
     var output: OutputMode?
     /// `--watch`: run again whenever a step's sources change.
     var watch = false
-    /// `--explain`: list every unfinished step and why, on SIGUSR1 and on `--timeout`.
+    /// `--explain`: list every unfinished step and why on `--timeout` (SIGUSR1 always does).
     var explain = false
 
     /// Reads `arguments` (without the program's name). `--name=value` is `--name value`, and

@@ -31,12 +31,10 @@ struct RunSettings: Sendable {
         if !unwritable.isEmpty { throw .refused(unwritable) }
     }
 
-    /// Makes the log directory (checked, it can still fail: a full disk).
+    /// Makes the log directory (checked, it can still fail: a disk filled meanwhile).
     func createLogDirectory() throws(StepsError) {
-        do {
-            try FileManager.default.createDirectory(at: logDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw .refused(["cannot create the log directory \(logDirectory.path): \((error as NSError).localizedDescription)"])
+        if let problem = OutputPath.createDirectory(at: logDirectory.path) {
+            throw .refused(["cannot create the log directory \(logDirectory.path): \(problem)"])
         }
     }
 
@@ -52,7 +50,9 @@ struct RunSettings: Sendable {
             forced: first ? options.forced : .none)
         let context = RunContext(
             pipeline: pipeline, logDirectory: logDirectory, display: display, gracePeriod: options.gracePeriod, upToDate: upToDate,
-            outputMode: options.output ?? .automatic(onTerminal: terminal))
+            outputMode: options.output ?? .automatic(onTerminal: terminal),
+            // A dumb terminal, or --plain, still takes control characters.
+            showsOnTerminal: terminal || isatty(STDOUT_FILENO) == 1)
         return PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath, explain: options.explain)
     }
 

@@ -50,6 +50,7 @@ public final class StepsCommand {
     /// once the orphans the run adopted are ended; the caller keeps the main thread serving
     /// Dispatch). Throws before anything runs.
     public func start(exit: @escaping @Sendable (Int32) -> Void) throws(StepsError) {
+        if containment { Self.keepSignalsFromKilling() }
         let options = try Options.parse(arguments)
         if options.showHelp { return finish(Options.usage + "\n", exit) }
         if options.showVersion { return finish("steps \(StepsVersion.current)\n", exit) }
@@ -59,7 +60,7 @@ public final class StepsCommand {
             do {
                 try PipelineGraph(pipeline: document.pipeline).write(to: URL(fileURLWithPath: graphPath))
             } catch {
-                throw .refused(["cannot write the graph to \(graphPath): \((error as NSError).localizedDescription)"])
+                throw .refused(["cannot write the graph to \(graphPath): \(OutputPath.reason(of: error))"])
             }
         }
         if options.dryRun {
@@ -82,12 +83,23 @@ public final class StepsCommand {
                 throw .refused(["--watch: \(error)"])
             }
             self.session = session
+            Output.onStandardOutputClosed { session.stop(.outputClosed) }
         } else {
             let run = settings.makeRun(first: true)
             self.run = run
             settings.announce(run)
             run.start(completion: exit)
+            Output.onStandardOutputClosed { run.stop(.outputClosed) }
         }
+    }
+
+    /// A write to a closed pipe fails with EPIPE instead of killing `steps` (``Output`` stops
+    /// the run then), and SIGUSR1 asks for an explanation (each run handles it) instead of
+    /// killing it: either would leave the steps' processes running. The signals that stop a
+    /// run are ignored only once a run handles them, so that Ctrl-C still ends a slow start.
+    private static func keepSignalsFromKilling() {
+        signal(SIGPIPE, SIG_IGN)
+        signal(SIGUSR1, SIG_IGN)
     }
 
     /// `exit`, after ending the orphans the run adopted: every descendant of a step, wherever

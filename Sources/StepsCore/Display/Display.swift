@@ -19,17 +19,6 @@ protocol Display: AnyObject, Sendable {
     func runFinished(summary: String)
 }
 
-/// Unbuffered writes, so that a reader on a pipe sees each line as it happens.
-enum Output {
-    static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
-    }
-
-    static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
-    }
-}
-
 /// "waiting 0.3 s before try 2", or "trying again" when there is no wait.
 func waitingText(seconds: Double, beforeTry attempt: Int) -> String {
     guard seconds > 0 else { return "trying again" }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// What the terminal shows of what steps print (`--output`); the logs always keep everything.
+/// What the terminal shows of what steps print (`--output`); the logs always keep everything,
+/// byte for byte.
 enum OutputMode: String, Sendable, CaseIterable {
     /// Every line as it comes, as `step | line` (as docker compose and turborepo show it),
     /// the names in colour on a terminal.

@@ -18,12 +18,10 @@ enum Summary {
         let order = ["ok", "up to date", "failed", "failed (ignored)", "skipped", "stopped"]
         let parts = order.compactMap { word in counts[word].map { "\($0) \(word == "ok" ? "succeeded" : word)" } }
         var verdict: String
-        switch stop {
-        case .interrupted?: verdict = "Interrupted"
-        case .terminated?: verdict = "Terminated"
-        case .timedOut?: verdict = "Timed out"
-        case .sourcesChanged?: verdict = "Stopped (sources changed)"
-        case nil: verdict = records.contains { $0.outcome?.failsPipeline ?? false } ? "Failed" : "Succeeded"
+        if let stop {
+            verdict = stop.verdict
+        } else {
+            verdict = records.contains { $0.outcome?.failsPipeline ?? false } ? "Failed" : "Succeeded"
         }
         verdict += " in \(formatDuration(elapsed)): " + parts.joined(separator: ", ") + ".\nLogs: \(logDirectory)\n"
         return text + verdict

@@ -1,18 +1,17 @@
 import Foundation
 import Procedures
 
-/// One run of a pipeline: the procedure graph, what can stop it (Ctrl-C, `--timeout`), and
-/// the summary and exit status once every step has finished.
+/// One run of a pipeline: the procedure graph, what can stop it (Ctrl-C, SIGTERM, SIGHUP, a
+/// closed standard output, `--timeout`: see ``StopReason``), and the summary and exit status
+/// once every step has finished.
 final class PipelineRun: @unchecked Sendable {
     // @unchecked: `stopReason`, `forced`, `ended`, `sources` and `completion` are guarded by `lock`; the rest is
     // immutable after init.
-    enum StopReason { case interrupted, terminated, timedOut, sourcesChanged }
-
     let context: RunContext
     let jobs: Int
     let timeout: Double?
     let tracePath: String?
-    /// `--explain`: SIGUSR1, and `--timeout`, print every unfinished step and why.
+    /// `--explain`: `--timeout` prints every unfinished step and why (as SIGUSR1 always does).
     let explain: Bool
     private let queue = ProcedureQueue()
     private let steps: [StepProcedure]
@@ -50,8 +49,9 @@ final class PipelineRun: @unchecked Sendable {
 
     /// Starts the run; `completion` gets the exit status once every step (and every child
     /// process) has finished, or a second after a second Ctrl-C (or SIGTERM) if a step still
-    /// holds the run then; it is called once. Without `handlingSignals`, Ctrl-C and SIGTERM
-    /// are the caller's to handle (`--watch` handles them across runs), by calling ``stop(_:)``.
+    /// holds the run then; it is called once. Without `handlingSignals`, the signals that stop
+    /// a run (``StopReason/signals``) are the caller's to handle (`--watch` handles them across
+    /// runs), by calling ``stop(_:)``.
     func start(handlingSignals: Bool = true, completion: @escaping @Sendable (Int32) -> Void) {
         lock.withLock { self.completion = completion }
         installStopSources(signals: handlingSignals)
@@ -64,8 +64,7 @@ final class PipelineRun: @unchecked Sendable {
 
     private func installStopSources(signals: Bool) {
         var installed: [any DispatchSourceProtocol] = []
-        for (signalNumber, reason) in [(SIGINT, StopReason.interrupted), (SIGTERM, .terminated)] where signals {
-            // Ignored as a signal, seen as an event: the handler runs on a queue, not in a signal context.
+        for (signalNumber, reason) in StopReason.signals where signals {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler { [self] in stop(reason) }
@@ -82,14 +81,13 @@ final class PipelineRun: @unchecked Sendable {
             timer.resume()
             installed.append(timer)
         }
-        if explain {
-            // Its own signal, so it works under --watch too (which handles SIGINT and SIGTERM).
-            signal(SIGUSR1, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global())
-            source.setEventHandler { [self] in context.display.note(StepWaiting.explanation(steps)) }
-            source.resume()
-            installed.append(source)
-        }
+        // With or without --explain (a signal whose default would kill steps and leave its
+        // steps' processes running), and each run its own, so it works under --watch too.
+        signal(SIGUSR1, SIG_IGN)
+        let explainer = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global())
+        explainer.setEventHandler { [self] in context.display.note(StepWaiting.explanation(steps)) }
+        explainer.resume()
+        installed.append(explainer)
         // Why the steps that have not started wait, as it changes (a few times a second is
         // enough for a person; nothing is recorded for it, it is asked of the procedures).
         let watch = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "steps.waiting"))
@@ -104,15 +102,17 @@ final class PipelineRun: @unchecked Sendable {
     }
 
     /// Cancels the whole graph: every running step's process group gets SIGTERM (then SIGKILL
-    /// after a grace period), every waiting step is cancelled; the run finishes once they all have.
+    /// after a grace period), every waiting step is cancelled; the run finishes once they all
+    /// have. A signal while the run stops kills them at once (``forceStop(_:)``).
     func stop(_ reason: StopReason) {
         let first = lock.withLock { () -> Bool in
-            guard stopReason == nil else { return false }
+            // An ended run has its status: a closed output found by its summary changes nothing.
+            guard stopReason == nil, !ended else { return false }
             stopReason = reason
             return true
         }
         guard first else {
-            if reason == .interrupted || reason == .terminated { forceStop(reason) }
+            if reason.isSignal { forceStop(reason) }
             return
         }
         context.isStopping = true
@@ -120,6 +120,10 @@ final class PipelineRun: @unchecked Sendable {
         switch reason {
         case .interrupted: context.display.note("Interrupted: stopping \(running) running step(s)…")
         case .terminated: context.display.note("Terminated (SIGTERM): stopping \(running) running step(s)…")
+        case .hungUp: context.display.note("Hung up (SIGHUP): stopping \(running) running step(s)…")
+        case .outputClosed:
+            // Standard output is gone: the reason goes where it can still be read.
+            Output.error("steps: standard output was closed: stopping \(running) running step(s), then exiting with \(reason.exitStatus)")
         case .timedOut: context.display.note("Timed out after \(timeout?.formatted ?? "?")s: stopping \(running) running step(s)…")
         case .sourcesChanged: context.display.note("Sources changed: stopping \(running) running step(s), then running again…")
         }
@@ -127,7 +131,7 @@ final class PipelineRun: @unchecked Sendable {
         everything.cancel()
     }
 
-    /// A second Ctrl-C (or SIGTERM) while stopping: whoever sends it will not wait out the
+    /// A signal (Ctrl-C, SIGTERM, SIGHUP) while stopping: whoever sends it will not wait out the
     /// grace period. Every running step's process group gets SIGKILL at once; the run then
     /// ends as soon as the killed tries are reaped, and the completion gets the status within
     /// a second whatever still holds a step (a process that left its group and keeps the
@@ -139,7 +143,7 @@ final class PipelineRun: @unchecked Sendable {
             return true
         }) else { return }
         let killed = steps.filter { $0.killProcessesNow() }.count
-        let word = reason == .interrupted ? "Interrupted" : "Terminated"
+        let word = reason.verdict
         context.display.note("\(word) again: killed the processes of \(killed) running step(s) at once")
         DispatchQueue.global().asyncAfter(deadline: .now() + 1) { [self] in
             // Set by start() before anything can stop the run; nil here if the run has ended.
@@ -150,16 +154,7 @@ final class PipelineRun: @unchecked Sendable {
             }
             guard let completion else { return }
             context.display.runFinished(summary: "\(word) again: not waiting any longer for the steps to finish.\n")
-            completion(Self.status(for: reason))
-        }
-    }
-
-    private static func status(for reason: StopReason) -> Int32 {
-        switch reason {
-        case .interrupted: return 130
-        case .terminated: return 143
-        case .timedOut: return 124
-        case .sourcesChanged: return 1
+            completion(reason.exitStatus)
         }
     }
 
@@ -184,14 +179,14 @@ final class PipelineRun: @unchecked Sendable {
             do {
                 try StepTrace.write(profiler.chromeTrace(), records: records, to: URL(fileURLWithPath: tracePath))
             } catch {
-                traceError = "\(error)"
+                traceError = "cannot write the trace to \(tracePath): \(OutputPath.reason(of: error))"
             }
         }
         let elapsed = Date().timeIntervalSince(started)
         context.display.runFinished(summary: Summary.render(records, elapsed: elapsed, logDirectory: context.logDirectory.path, stop: reason))
         // Checked before the run, the trace's file can still become unwritable during it.
         if let traceError { Output.error("steps: \(traceError)") }
-        if let stop = forced ?? reason { return Self.status(for: stop) }
+        if let stop = forced ?? reason { return stop.exitStatus }
         if records.contains(where: { $0.outcome?.failsPipeline ?? false }) { return 1 }
         return traceError == nil ? 0 : 2
     }

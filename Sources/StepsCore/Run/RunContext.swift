@@ -16,6 +16,8 @@ final class RunContext: @unchecked Sendable {
     let upToDate: UpToDateTracker?
     /// What the terminal shows of what steps print.
     let outputMode: OutputMode
+    /// Whether standard output is a terminal: what steps print is then shown escaped (``TerminalText``).
+    let showsOnTerminal: Bool
 
     private let lock = NSLock()
     private var stopping = false
@@ -28,9 +30,10 @@ final class RunContext: @unchecked Sendable {
 
     init(
         pipeline: Pipeline, logDirectory: URL, display: any Display, gracePeriod: TimeInterval = 2,
-        upToDate: UpToDateTracker? = nil, outputMode: OutputMode = .failed
+        upToDate: UpToDateTracker? = nil, outputMode: OutputMode = .failed, showsOnTerminal: Bool = false
     ) {
         self.pipeline = pipeline
+        self.showsOnTerminal = showsOnTerminal
         self.upToDate = upToDate
         self.outputMode = outputMode
         self.gracePeriod = gracePeriod

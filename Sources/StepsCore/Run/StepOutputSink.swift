@@ -5,9 +5,15 @@ import Foundation
 /// both to the step's ``StepTranscript`` for the terminal, and, with `--output=prefixed`, to
 /// the display at once.
 ///
+/// The logs get the step's bytes exactly as it wrote them. What is shown is text: on a
+/// terminal, escaped (``TerminalText``), so that a step cannot move the cursor or change
+/// colours; elsewhere (a file, a pipe, a CI log that may render colours) as the step printed
+/// it, control characters included, with any byte that is not UTF-8 as U+FFFD.
+///
 /// A try's two streams are delivered on its process's one serial queue, and tries run one
 /// after another, so lines are written in the order they arrive.
-final class StepOutputSink: Sendable {
+final class StepOutputSink: @unchecked Sendable {
+    // @unchecked: `unfinishedLine` is guarded by `lock`; the rest is immutable.
     let transcript: StepTranscript
     private let output: FileHandle
     private let errors: FileHandle
@@ -15,6 +21,11 @@ final class StepOutputSink: Sendable {
     private let display: (any Display)?
     /// Told of `::progress` lines, whatever `--output` says.
     private let progressDisplay: any Display
+    /// Whether what is shown goes to a terminal, and is escaped.
+    private let escapes: Bool
+    private let lock = NSLock()
+    /// The streams whose log ends with a line the step did not end (a try's marker starts a line of its own).
+    private var unfinishedLine: Set<StepTranscript.Stream> = []
 
     /// Creates (or empties) the step's two logs.
     init(for record: StepRecord, context: RunContext) throws {
@@ -30,6 +41,7 @@ final class StepOutputSink: Sendable {
         self.record = record
         display = context.outputMode == .prefixed ? context.display : nil
         progressDisplay = context.display
+        escapes = context.showsOnTerminal
     }
 
     private static func open(_ url: URL) throws -> FileHandle {
@@ -37,9 +49,14 @@ final class StepOutputSink: Sendable {
         return try FileHandle(forWritingTo: url)
     }
 
-    func write(_ text: String, stream: StepTranscript.Stream) {
+    /// One line as the step wrote it: its bytes, with its newline if it had one.
+    func write(_ bytes: Data, stream: StepTranscript.Stream) {
+        // Logs are the record of what happened: a disk that fills up loses what does not fit.
+        try? (stream == .error ? errors : output).write(contentsOf: bytes)
+        if bytes.last != UInt8(ascii: "\n") { lock.withLock { _ = unfinishedLine.insert(stream) } }
+        let content = bytes.last == UInt8(ascii: "\n") ? bytes.dropLast() : bytes[...]
+        let text = escapes ? TerminalText.escaped(content) : String(decoding: content, as: UTF8.self)
         let line = StepTranscript.Line(stream: stream, text: text)
-        (stream == .error ? errors : output).write(Data((text + "\n").utf8))
         if stream == .output, let fraction = StepProgress.parse(text) {
             // In the log, not on the terminal: the display shows it as progress.
             record.progress = fraction
@@ -53,8 +70,12 @@ final class StepOutputSink: Sendable {
     /// The marker before a try after the first, in both logs and the transcript.
     func beginTry(_ attempt: Int, of attempts: Int) {
         let marker = StepLog.marker(attempt: attempt, of: attempts)
-        output.write(Data(marker.utf8))
-        errors.write(Data(marker.utf8))
+        let unfinished = lock.withLock { () -> Set<StepTranscript.Stream> in
+            defer { unfinishedLine = [] }
+            return unfinishedLine
+        }
+        try? output.write(contentsOf: Data(((unfinished.contains(.output) ? "\n" : "") + marker).utf8))
+        try? errors.write(contentsOf: Data(((unfinished.contains(.error) ? "\n" : "") + marker).utf8))
         transcript.append(StepTranscript.Line(stream: .marker, text: String(marker.dropLast())))
     }
 

@@ -124,8 +124,8 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
         attempt.name = "\(step.name) · try \(number)"
         // Both streams are delivered on the child's one serial queue, before the procedure
         // finishes: written as they come, in the order they come.
-        attempt.standardOutputLines.onSuccess(context: .immediate) { line in sink.write(line, stream: .output) }
-        attempt.standardErrorLines.onSuccess(context: .immediate) { line in sink.write(line, stream: .error) }
+        attempt.standardOutputLineData.onSuccess(context: .immediate) { line in sink.write(line, stream: .output) }
+        attempt.standardErrorLineData.onSuccess(context: .immediate) { line in sink.write(line, stream: .error) }
         if let timeout = step.timeout { attempt.addObserver(TimeoutObserver(by: timeout)) }
         attempt.addWillExecuteBlockObserver { [self] attempt in
             runStateLock.withLock {

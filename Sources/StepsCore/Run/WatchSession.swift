@@ -10,8 +10,9 @@ import Foundation
 ///   saving, a `git checkout`) starts one run, ``quietPeriod`` after the last of them.
 /// - A change while a run is in progress stops that run (its steps' processes are terminated
 ///   as on Ctrl-C) and starts the next once it has stopped.
-/// - Ctrl-C (or SIGTERM) stops the run in progress, if any, and exits once every process
-///   has ended: 130 (143), through the `exit` it was given.
+/// - Ctrl-C (or SIGTERM, SIGHUP, a closed standard output: see ``PipelineRun/StopReason``)
+///   stops the run in progress, if any, and exits once every process has ended: 130 (143,
+///   129, 141), through the `exit` it was given.
 ///
 /// Everything happens on one serial queue: the watcher's events, the signals, the timer and
 /// the end of each run.
@@ -69,10 +70,10 @@ final class WatchSession: @unchecked Sendable {
         let watcher = try SourceWatcher(queue: queue) { [weak self] changes in self?.received(changes) }
         queue.async { [self] in
             self.watcher = watcher
-            for (number, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+            for (number, reason) in PipelineRun.StopReason.signals {
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                source.setEventHandler { [weak self] in self?.stop(status: status, reason: number == SIGINT ? .interrupted : .terminated) }
+                source.setEventHandler { [weak self] in self?.stop(reason) }
                 source.resume()
                 signals.append(source)
             }
@@ -143,16 +144,25 @@ final class WatchSession: @unchecked Sendable {
         self.timer = timer
     }
 
-    private func stop(status: Int32, reason: PipelineRun.StopReason) {
-        guard exitStatus == nil else { return }
-        exitStatus = status
+    /// Stops watching, and the run in progress (`reason` says why), then exits. From any thread.
+    func stop(_ reason: PipelineRun.StopReason) {
+        queue.async { [self] in stopOnQueue(reason) }
+    }
+
+    private func stopOnQueue(_ reason: PipelineRun.StopReason) {
+        guard exitStatus == nil else {
+            // A second signal: the run in progress, if any, kills its steps' processes at once.
+            if reason.isSignal { run?.stop(reason) }
+            return
+        }
+        exitStatus = reason.exitStatus
         timer?.cancel()
         if let run {
             run.stop(reason)  // exits once the run has ended (runEnded)
         } else {
             watcher?.stop()
             Output.write("\nStopped watching.\n")
-            exit(status)
+            exit(reason.exitStatus)
         }
     }
 

@@ -75,10 +75,34 @@ final class ProcessProcedureTests: XCTestCase {
         XCTAssertEqual(procedure.output?.standardOutput, Data(), "streamed output is not captured as well")
     }
 
+    func testLineDataStreamsDeliverEveryByteAsTheProgramWroteIt() {
+        // Every byte value, in lines, the last one without a newline; the same on standard error.
+        let every = (0...255).map { String(format: "\\%03o", $0) }.joined()
+        let procedure = ProcessProcedure(
+            shellCommand: "printf '\(every)x'; printf '\(every)' >&2", standardOutput: .lines, standardError: .lines)
+        let output = LockedBox<[Data]>([])
+        let errors = LockedBox<[Data]>([])
+        let finished = expectation(description: "both line data streams finished")
+        finished.expectedFulfillmentCount = 2
+        procedure.standardOutputLineData.onSuccess(context: .immediate) { line in output.mutate { $0.append(line) } }
+        procedure.standardErrorLineData.onSuccess(context: .immediate) { line in errors.mutate { $0.append(line) } }
+        procedure.standardOutputLineData.onFinish(context: .immediate) { finished.fulfill() }
+        procedure.standardErrorLineData.onFinish(context: .immediate) { finished.fulfill() }
+        run(procedure)
+        wait(for: [finished], timeout: 10)
+        assertProcedureFinished(procedure)
+        let bytes = Data(0...255)
+        XCTAssertEqual(output.value.reduce(Data(), +), bytes + Data("x".utf8))
+        XCTAssertEqual(output.value.map(\.last), [UInt8(ascii: "\n"), UInt8(ascii: "x")], "two lines, each with its newline but the last")
+        XCTAssertEqual(errors.value.reduce(Data(), +), bytes)
+    }
+
     func testLineStreamsOfACapturingProcedureAreFinishedAndEmpty() {
         let procedure = ProcessProcedure(shellCommand: "echo x")
         XCTAssertTrue(procedure.standardOutputLines.isFinished)
         XCTAssertTrue(procedure.standardErrorLines.isFinished)
+        XCTAssertTrue(procedure.standardOutputLineData.isFinished)
+        XCTAssertTrue(procedure.standardErrorLineData.isFinished)
     }
 
     // MARK: - Input, environment, working directory
