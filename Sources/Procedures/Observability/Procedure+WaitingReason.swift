@@ -19,9 +19,11 @@ extension Procedure {
     /// // upload: waiting for exclusive category "network", held by sync
     /// ```
     ///
-    /// One exception to "nil while executing": a ``DelayProcedure`` (or a ``RepeatProcedure``
-    /// or ``RetryProcedure`` in a back-off) answers ``WaitingReason/clock(_:deadline:)`` while
-    /// its wait is pending.
+    /// While executing it answers only what the library itself makes it wait for: a
+    /// ``DelayProcedure`` (or a ``RepeatProcedure`` or ``RetryProcedure`` in a back-off) its
+    /// ``WaitingReason/clock(_:deadline:)``, a ``GroupProcedure`` its unfinished
+    /// ``WaitingReason/children(_:)``, and one that gave its slot back
+    /// ``WaitingReason/slotAgain(width:)`` while it waits for one again.
     public final var waitingReason: WaitingReason? {
         enum Stage {
             case none
@@ -31,6 +33,8 @@ extension Procedure {
             case executing
             /// Started with a slot, taking back the categories it gave back while it waited for one.
             case takingCategoriesBack(ConditionGate)
+            /// Running, it gave its slot back and waits for one again.
+            case slotAgain(any ProcedureOwner)
         }
         let stage = lock.withLock { () -> Stage in
             switch state.lifecycle.stage {
@@ -43,6 +47,7 @@ extension Procedure {
             case .ready:
                 return state.lifecycle.owner.map(Stage.ready) ?? .none
             case .running(let running):
+                if state.lifecycle.isWaitingForSlotAgain, let owner = state.owner { return .slotAgain(owner) }
                 if running.executing { return .executing }
                 if let gate = state.gate, gate.isTakingCategoriesBack { return .takingCategoriesBack(gate) }
                 return .none
@@ -67,8 +72,14 @@ extension Procedure {
         case .takingCategoriesBack(let gate):
             guard let blocker = ExclusivityManager.shared.blocker(of: gate) else { return nil }
             return .exclusivity(category: blocker.category, holder: blocker.holder)
+        case .slotAgain(let owner):
+            let (suspended, fullWidth) = owner.scheduler.readyHoldUp
+            if suspended { return .suspended(owner: Self.ownerName(owner)) }
+            return .slotAgain(width: fullWidth)
         case .executing:
-            return (self as? ClockWaiting)?.clockWait.map { .clock($0.clock, deadline: $0.deadline) }
+            if let wait = (self as? ClockWaiting)?.clockWait { return .clock(wait.clock, deadline: wait.deadline) }
+            let children = waitedForWhileRunning
+            return children.isEmpty ? nil : .children(children)
         }
     }
 

@@ -1,9 +1,11 @@
 import Foundation
 
 extension ProcedureQueue {
-    /// Every procedure added to this queue that is not executing yet, with the reason (see
-    /// ``Procedure/waitingReason``), in no particular order. Plain operations and barriers
-    /// are left out; a group's children are the group's, not the queue's.
+    /// Every procedure added to this queue that waits, with the reason (see
+    /// ``Procedure/waitingReason``), in no particular order: those not executing yet, and
+    /// executing ones that wait for what the library tracks (a group for its children, and
+    /// those children in turn; a delay for its clock; one that gave its slot back for a slot
+    /// again), so that a stuck graph shows whole. Plain operations and barriers are left out.
     ///
     /// ```swift
     /// for (procedure, reason) in queue.waitingProcedures {
@@ -11,12 +13,16 @@ extension ProcedureQueue {
     /// }
     /// ```
     public var waitingProcedures: [(procedure: Procedure, reason: WaitingReason)] {
-        unfinishedMembers.compactMap { member in
+        var waiting: [(procedure: Procedure, reason: WaitingReason)] = []
+        var pending = unfinishedMembers
+        while let member = pending.popLast() {
             guard !(member is PlainOperationRunner), !(member is BarrierProcedure),
                 let reason = member.waitingReason
-            else { return nil }
-            return (member, reason)
+            else { continue }
+            waiting.append((member, reason))
+            if case .children(let children) = reason { pending += children }
         }
+        return waiting
     }
 
     /// ``waitingProcedures`` as text, one "name: reason" line each, sorted by name; empty

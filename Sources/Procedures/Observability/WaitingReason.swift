@@ -26,6 +26,11 @@ public enum WaitingReason: Sendable, CustomStringConvertible {
     case clock(any ProcedureClock, deadline: TimeInterval)
     /// Ready, with a free slot: it starts presently.
     case starting
+    /// An executing group waits for these unfinished children.
+    case children([Procedure])
+    /// Running, it gave its slot back for a wait and now waits for a slot again; `width` is
+    /// its queue's (or group's) width when every slot is taken, nil when one is free.
+    case slotAgain(width: Int?)
 
     public var description: String {
         switch self {
@@ -48,6 +53,12 @@ public enum WaitingReason: Sendable, CustomStringConvertible {
             return "waiting on a \(Self.clockName(clock)) until \(deadline) (now \(clock.now))"
         case .starting:
             return "ready, starting"
+        case .children(let children):
+            return "executing, waiting for its children: \(Self.names(children))"
+        case .slotAgain(let width?):
+            return "executing, gave its slot back and waits for one again: its queue already runs \(width) at once"
+        case .slotAgain(nil):
+            return "executing, gave its slot back and takes one again presently"
         }
     }
 

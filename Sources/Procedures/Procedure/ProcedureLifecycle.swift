@@ -117,6 +117,9 @@ struct ProcedureLifecycle {
         return false
     }
 
+    /// True while, running, it has given its slot back and asked for one again.
+    var isWaitingForSlotAgain: Bool { released?.onGranted != nil }
+
     /// True while it may still produce operations onto its owner.
     var canProduce: Bool {
         guard case .running = stage, owner != nil else { return false }

@@ -14,9 +14,11 @@ enum StepWaiting {
             return "waiting for \(category)" + (holder.map { ", held by \(name(of: $0))" } ?? "")
         case .queueFull(let width):
             return "waiting for a free job (\(width) running)"
+        case .slotAgain(let width?):
+            return "waiting for a free job (\(width) running)"
         case .clock:
             return "waiting"
-        case .condition, .conditionDependencies, .suspended, .starting:
+        case .condition, .conditionDependencies, .suspended, .starting, .children, .slotAgain(nil):
             return nil
         }
     }

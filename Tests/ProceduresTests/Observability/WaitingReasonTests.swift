@@ -231,6 +231,59 @@ final class WaitingReasonTests: XCTestCase {
         XCTAssertEqual(queue.waitingReport, "")
     }
 
+    func testAnExecutingGroupAndItsWaitingChildrenAreInTheQueuesReport() {
+        let queue = ProcedureQueue()
+        queue.maxConcurrentOperationCount = 1
+        let fetch = Held("fetch")
+        let build = named("build")
+        build.addDependency(fetch)
+        let group = GroupProcedure(operations: [fetch, build])
+        group.name = "group"
+        queue.addOperation(group)
+        wait(for: [fetch.executing], timeout: 10)
+        let late = named("late")
+        queue.addOperation(late)
+        XCTAssertEqual(
+            queue.waitingReport,
+            """
+            build: waiting for fetch
+            group: executing, waiting for its children: fetch, build
+            late: ready, waiting for a slot: its queue already runs 1 at once
+            """)
+        fetch.finish()
+        wait(for: group, late)
+        XCTAssertEqual(queue.waitingReport, "")
+    }
+
+    func testARetryThatGaveItsSlotBackWaitsForOneAgainOnceItsBackOffIsOver() {
+        let clock = ManualClock()
+        let attempts = LockedCounter()
+        let retry = RetryProcedure(maxAttempts: 2, wait: .constant(5), clock: clock) { () -> BlockProcedure in
+            BlockProcedure { if attempts.increment() == 1 { throw URLError(.timedOut) } }
+        }
+        retry.name = "retry"
+        let queue = ProcedureQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.addOperation(retry)
+        waitUntilScheduled(on: clock)  // the back-off runs; the slot was given back
+        let other = Held("other")
+        queue.addOperation(other)
+        wait(for: [other.executing], timeout: 10)
+        clock.advance(by: 5)
+        let again = XCTNSPredicateExpectation(
+            predicate: NSPredicate { _, _ in
+                if case .slotAgain(width: 1) = retry.waitingReason { return true }
+                return false
+            }, object: nil)
+        wait(for: [again], timeout: 10)
+        XCTAssertEqual(
+            retry.waitingReason.map { "\($0)" },
+            "executing, gave its slot back and waits for one again: its queue already runs 1 at once")
+        other.finish()
+        wait(for: retry)
+        XCTAssertEqual(attempts.value, 2)
+    }
+
     func testTimeoutMessageSaysToAdvanceAManualClock() {
         let clock = ManualClock()
         let delay = DelayProcedure(by: 30, clock: clock)
