@@ -365,7 +365,8 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         // Runs among the group's callbacks (execute, or the start of a cancelled group).
         scheduler.setHolder(self)  // until the group finishes (see finishIfDone)
         // It holds its owner's slot while it waits for its children (for the wait-for graph).
-        lock.withLock { state.owner?.scheduler }?.waitingHolders.insert(self)
+        let ownerScheduler = lock.withLock { state.owner?.scheduler }
+        ownerScheduler?.waitingHolders.insert(self)
         // Only observers need the list: most groups have none, and then no array is made.
         let observers = self.observers
         let initial = groupLock.withLock { () -> ArraySlice<Operation> in
@@ -387,6 +388,9 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         // the group checks after execute() returns, so children a subclass adds after calling
         // super.execute() still count.
         if childless { post(.perform { [self] in finishIfDone() }) }
+        // Its children's waits began with it: they close a cycle only if something waits for
+        // the group (its slot, or the group itself).
+        if let ownerScheduler, ownerScheduler.counts.waiting > 0 || hasWaiters { WaitForGraph.checkWaits(of: self) }
     }
 
     /// A group finishes when its last child does; `finish()` from outside is misuse, unless

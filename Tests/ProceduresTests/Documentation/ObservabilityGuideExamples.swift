@@ -137,6 +137,32 @@ final class ObservabilityGuideTests: XCTestCase {
         clock.advance(by: 30)
         wait(for: migrate, seed, report)
     }
+
+    func testDeadlocks() {
+        let queue = ProcedureQueue()
+        queue.maxConcurrentOperationCount = 1
+        let upload = BlockProcedure { print("uploading") }
+        upload.name = "upload"
+        let prepare = BlockProcedure { print("preparing") }
+        prepare.name = "prepare"
+        prepare.addDependency(upload)
+        let sync = GroupProcedure(operations: [prepare])
+        sync.name = "sync"
+        queue.addOperation(sync)
+        queue.addOperation(upload)  // waits for the only slot, which sync holds until prepare finishes
+
+        wait(for: sync, upload)
+        XCTAssertTrue(prepare.isCancelled)
+        XCTAssertTrue(upload.isFinished && !upload.isCancelled)
+
+        if case ProcedureError.deadlock(let reason)? = prepare.errors.first { print(reason) }
+        // upload waits for a slot held by sync; sync waits for its child prepare; prepare waits for its dependency upload
+
+        guard case ProcedureError.deadlock(let reason)? = prepare.errors.first else { return XCTFail("\(prepare.errors)") }
+        for part in ["upload waits for a slot held by sync", "sync waits for its child prepare", "prepare waits for its dependency upload"] {
+            XCTAssertTrue(reason.contains(part), reason)
+        }
+    }
 }
 
 // The guide's Progress section.
