@@ -26,6 +26,9 @@ class ExclusivityRequest: @unchecked Sendable {
     @exclusivity(unchecked) final var status = Status.new
     /// How many of its lines it is not yet first in.
     @exclusivity(unchecked) final var missingHeads = 0
+    /// Set once its procedure, granted, was handed to its scheduler and gave its categories
+    /// back if it had to wait for a slot: until then a granted request is in transit.
+    @exclusivity(unchecked) final var slotDecided = false
     /// Set once its procedure started holding the categories: from then on it never steps aside.
     @exclusivity(unchecked) final var started = false
     /// True while it waits, holding a slot, to take back the categories it gave back.
@@ -238,19 +241,23 @@ package final class ExclusivityManager: @unchecked Sendable {
         request.otherLines = []
     }
 
-    /// A granted request whose procedure cannot start for want of a slot gives its
-    /// categories back (see the type's documentation). False if it had started or was not
-    /// granted: then it keeps what it has.
-    func stepAside(_ request: ExclusivityRequest) -> Bool {
+    /// Its granted procedure was handed to its scheduler: if it `waits` for a slot, it gives
+    /// its categories back (see the type's documentation), unless it started meanwhile.
+    func slotDecided(for request: ExclusivityRequest, waits: Bool) {
         var granted = Grants()
-        let steppedAside = lock.withLock { () -> Bool in
-            guard request.status == .granted, !request.started else { return false }
+        lock.withLock {
+            request.slotDecided = true
+            guard waits, request.status == .granted, !request.started else { return }
             request.status = .steppedAside
             leaveLines(request, granted: &granted)
-            return true
         }
         granted.run()
-        return steppedAside
+    }
+
+    /// True while `request` is granted but its procedure not yet handed to its scheduler
+    /// (it starts, or gives the categories back, presently): no wait of its is settled yet.
+    func isInTransit(_ request: ExclusivityRequest) -> Bool {
+        lock.withLock { request.status == .granted && !request.slotDecided }
     }
 
     /// What a procedure with categories, given a slot, does next.

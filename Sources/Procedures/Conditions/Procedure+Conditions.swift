@@ -77,31 +77,32 @@ extension Procedure {
         conditionGateDidOpen()
     }
 
-    /// A procedure that holds categories and must wait for a slot gives them back meanwhile
-    /// (see ``ExclusivityManager``), so that no category is held by one that cannot run.
-    func stepAsideWhileWaitingForSlot() {
-        guard let request = lock.withLock({ state.gate?.request }) else { return }
-        _ = ExclusivityManager.shared.stepAside(request)
-    }
-
     /// The conditions were satisfied and the categories are held: the procedure is ready.
     func conditionGateDidOpen() {
-        let action = lock.withLock { () -> ReadyAction? in
+        let (action, request) = lock.withLock { () -> (ReadyAction?, ExclusivityRequest?) in
             state.gate?.noteOpened()
-            return state.lifecycle.gateOpened()
+            return (state.lifecycle.gateOpened(), state.gate?.request)
         }
-        gateDidOpen(action)
+        gateDidOpen(action, holding: request)
     }
 
     /// Acts, holding no lock, on what opening the gate decided (`gateOpened()`, taken under
-    /// the procedure's lock).
-    func gateDidOpen(_ action: ReadyAction?) {
-        if case .start = action {
+    /// the procedure's lock). A procedure `holding` categories that must wait for a slot gives
+    /// them back meanwhile (see ``ExclusivityManager``), so no category is held by one that
+    /// cannot run.
+    func gateDidOpen(_ action: ReadyAction?, holding request: ExclusivityRequest? = nil) {
+        switch action {
+        case .start:
             // Started by hand: start on another thread rather than nest inside whatever
             // completed the last condition (a dependency's finish, another procedure's release).
             recordReady(action)
             DispatchQueue.global().async { self.startAfterWaiting() }
-        } else {
+        case .schedule(let scheduler) where request != nil:
+            recordReady(action)
+            let waits = scheduler.submit(self)
+            if let request { ExclusivityManager.shared.slotDecided(for: request, waits: waits) }
+            if waits { checkSlotWait(on: scheduler) }
+        default:
             perform(action)
         }
     }

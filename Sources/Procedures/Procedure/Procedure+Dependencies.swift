@@ -129,14 +129,16 @@ extension Procedure {
         recordReady(action)
         switch action {
         case .none: return
-        case .schedule(let scheduler):
-            guard scheduler.submit(self) else { return }
-            stepAsideWhileWaitingForSlot()
-            // Only a slot holder that waits itself can lead back here.
-            if !scheduler.waitingHolders.isEmpty { WaitForGraph.checkWaits(of: self) }
+        case .schedule(let scheduler): if scheduler.submit(self) { checkSlotWait(on: scheduler) }
         case .start: startAfterWaiting()
         case .checkConditions: beginCheckingConditions()
         }
+    }
+
+    /// A wait for a slot of `scheduler` began: only a slot holder that waits itself can lead
+    /// back here, so the wait-for graph is searched only if it has one.
+    func checkSlotWait(on scheduler: ProcedureScheduler) {
+        if !scheduler.waitingHolders.isEmpty { WaitForGraph.checkWaits(of: self) }
     }
 
     /// Tells the instruments the procedure is ready; not for `.checkConditions`, where its

@@ -94,8 +94,8 @@ enum WaitForGraph {
             if let gate { edges += gateEdges(of: procedure, gate: gate, unclaimed: unclaimed) }
             if let group, !group.hasStarted { edges.append(WaitEdge(waiter: procedure, kind: .groupStart, target: group)) }
         case .ready(let scheduler, let group, let request):
-            // Holding its categories, it is about to start or to give them back: not stuck.
-            if let request, ExclusivityManager.shared.isGranted(request) { return [] }
+            // Granted a moment ago, it is about to start or to give its categories back.
+            if let request, ExclusivityManager.shared.isInTransit(request) { return [] }
             if let group, !group.hasStarted { edges.append(WaitEdge(waiter: procedure, kind: .groupStart, target: group)) }
             for holder in scheduler.waitingHolders.all where holder !== procedure {
                 edges.append(WaitEdge(waiter: procedure, kind: .slot, target: holder))
