@@ -1,4 +1,5 @@
 import Foundation
+import Procedures
 
 extension ProcessProcedure {
     /// Fills the procedure's ``Procedure/progress`` from what the program prints: `map` turns

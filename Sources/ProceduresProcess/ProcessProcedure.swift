@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Foundation
+import Procedures
 import ProceduresSupport
 
 /// A procedure that runs a program as a child process and produces its ``ProcessResult``.
