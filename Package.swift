@@ -2,8 +2,8 @@
 import PackageDescription
 
 // Layers (arrows point one way; the targets enforce them):
-//   ProceduresSupport <- ProceduresFutures <- Procedures <- ProceduresTesting, ProceduresNetwork, tools
-// (the `steps` tool: StepsCore <- steps).
+//   ProceduresSupport <- ProceduresFutures <- Procedures <- ProceduresTesting, ProceduresNetwork,
+//   ProceduresProcess; the `steps` tool: ProceduresProcess <- StepsCore <- steps.
 // ProceduresSupport is internal to the package (no product): locks, per-thread storage and
 // the loops that keep callbacks off the stack. ProceduresFutures is usable on its own.
 let package = Package(
@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ProceduresFutures", targets: ["ProceduresFutures"]),
         .library(name: "ProceduresTesting", targets: ["ProceduresTesting"]),
         .library(name: "ProceduresNetwork", targets: ["ProceduresNetwork"]),
+        .library(name: "ProceduresProcess", targets: ["ProceduresProcess"]),
         .executable(name: "steps", targets: ["steps"]),
     ],
     targets: [
@@ -25,10 +26,13 @@ let package = Package(
         .target(name: "ProceduresTesting", dependencies: ["Procedures"]),
         // Its own target so that only users of the network procedures link FoundationNetworking (libcurl).
         .target(name: "ProceduresNetwork", dependencies: ["Procedures"]),
+        // Child processes (spawning, containment with cgroups and a subreaper): a library of
+        // its own, so that the core stays what every procedure needs.
+        .target(name: "ProceduresProcess", dependencies: ["Procedures", "ProceduresSupport"]),
         // The `steps` tool's stages (parse, check, plan, run, display), a library of its own so
         // that tests call them in process; the executable only maps its errors to exit statuses.
         .target(
-            name: "StepsCore", dependencies: ["Procedures"],
+            name: "StepsCore", dependencies: ["Procedures", "ProceduresProcess"],
             // The bundled example pipeline, compiled into the library (`PackageResources.demo_json`).
             resources: [.embedInCode("demo.json")]),
         .executableTarget(name: "steps", dependencies: ["StepsCore"]),
@@ -43,13 +47,17 @@ let package = Package(
             dependencies: ["Procedures", "ProceduresSupport", "ProceduresTesting", "ProceduresTestSupport"]),
         .testTarget(
             name: "ProceduresNetworkTests",
-            dependencies: ["ProceduresNetwork", "ProceduresTesting", "ProceduresTestSupport"]),
+            // The guide's example runs a program on a download: it needs both libraries.
+            dependencies: ["ProceduresNetwork", "ProceduresProcess", "ProceduresTesting", "ProceduresTestSupport"]),
+        .testTarget(
+            name: "ProceduresProcessTests",
+            dependencies: ["ProceduresProcess", "ProceduresTesting", "ProceduresTestSupport"]),
         .testTarget(
             name: "StepsCoreTests", dependencies: ["StepsCore", "Procedures", "ProceduresTesting", "ProceduresTestSupport"]),
         .testTarget(
             name: "StepsTests",
             // Runs the real `steps` binary, which `swift test` builds because of this dependency.
-            dependencies: ["steps", "Procedures", "ProceduresTesting", "ProceduresTestSupport"]),
+            dependencies: ["steps", "Procedures", "ProceduresProcess", "ProceduresTesting", "ProceduresTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

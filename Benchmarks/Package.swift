@@ -19,6 +19,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Procedures", package: libraryIdentity),
                 .product(name: "ProceduresNetwork", package: libraryIdentity),
+                .product(name: "ProceduresProcess", package: libraryIdentity),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -13,11 +13,13 @@ mkdir -p "$work/symbol-graphs" "$work/Procedures.docc"
 # A scratch path of its own, so the symbol graphs are written even when the ordinary build
 # is up to date. The futures live in their own target (ProceduresFutures) but are one
 # library to users (`import Procedures` re-exports them, so its graph holds them); the
-# network procedures' graph goes into the same site.
+# network and process procedures' graphs go into the same site.
 graphs=.build-docs/symbol-graphs
 mkdir -p "$graphs"
-swift build --target ProceduresNetwork --scratch-path .build-docs -Xswiftc -emit-symbol-graph \
-    -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" >/dev/null
+for target in ProceduresNetwork ProceduresProcess; do
+    swift build --target "$target" --scratch-path .build-docs -Xswiftc -emit-symbol-graph \
+        -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" >/dev/null
+done
 cp "$graphs"/Procedures*.json "$work/symbol-graphs/"
 # The Procedures graph already holds the futures (it re-exports them): with the futures'
 # own graph as well, DocC would find each futures symbol in two modules and put it under

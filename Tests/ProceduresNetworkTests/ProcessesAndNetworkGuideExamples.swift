@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Procedures
 import ProceduresNetwork
+import ProceduresProcess
 import ProceduresTesting
 import XCTest
 

@@ -1,5 +1,6 @@
 import Foundation
 import Procedures
+import ProceduresProcess
 import ProceduresTesting
 import XCTest
 

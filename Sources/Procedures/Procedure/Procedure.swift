@@ -206,8 +206,8 @@ open class Procedure: Operation, @unchecked Sendable {
     }
 
     /// Finishing that the framework does on the procedure's behalf: losing to an earlier
-    /// finish is expected there, not misuse.
-    func finishAutomatically(withErrors errors: [any Error] = []) {
+    /// finish is expected there, not misuse. (`package`: the process procedures finish this way.)
+    package func finishAutomatically(withErrors errors: [any Error] = []) {
         _ = requestFinish(errors: errors)
     }
 

@@ -10,9 +10,8 @@ extension Procedure {
     /// later included; a ``BatchProcedure`` counts elements, a ``ReduceProcedure`` elements
     /// folded, ``RepeatProcedure`` and ``RetryProcedure`` attempts, a ``DelayProcedure``
     /// milliseconds waited on its clock, the network procedures bytes, and a
-    /// ``ProcessProcedure`` what its output lines say (see
-    /// ``ProcessProcedure/reportProgress(fromOutputLines:)``). Any other procedure sets its own
-    /// units:
+    /// `ProcessProcedure` (in `ProceduresProcess`) what its output lines say (see its
+    /// `reportProgress(fromOutputLines:)`). Any other procedure sets its own units:
     ///
     /// ```swift
     /// final class CopyFiles: Procedure, @unchecked Sendable {

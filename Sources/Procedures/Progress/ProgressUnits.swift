@@ -1,7 +1,7 @@
 import Foundation
 
-/// An amount of work done out of a total, as a ``ProcessProcedure``'s output lines report it
-/// (see ``ProcessProcedure/reportProgress(fromOutputLines:)``).
+/// An amount of work done out of a total, as a `ProcessProcedure`'s output lines report it
+/// (see its `reportProgress(fromOutputLines:)`, in `ProceduresProcess`).
 public struct ProgressUnits: Sendable, Equatable {
     /// The units done.
     public var completed: Int64

@@ -1,5 +1,6 @@
 import Foundation
 import Procedures
+import ProceduresProcess
 
 /// `--dry-run`'s look at this machine: every step's program (its `argv[0]`, or the shell
 /// `/bin/sh` for a `run` command) and working directory, found as the run will find them

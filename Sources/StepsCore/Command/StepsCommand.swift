@@ -1,5 +1,6 @@
 import Foundation
 import Procedures
+import ProceduresProcess
 
 /// `steps`: runs a pipeline of shell steps as one graph of procedures, in five stages, each a
 /// type of its own:

@@ -1,5 +1,6 @@
 import Foundation
 import Procedures
+import ProceduresProcess
 
 /// One step of the pipeline, as procedures:
 ///

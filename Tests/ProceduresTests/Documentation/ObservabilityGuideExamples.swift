@@ -245,16 +245,4 @@ final class ProgressGuideTests: XCTestCase {
         }
         wait(for: rows)
     }
-
-    func testAProgramsOutputLines() {
-        let build = ProcessProcedure(
-            executable: "/bin/sh", arguments: ["-c", "echo 1/2; echo 2/2"], standardOutput: .lines)
-        build.reportProgress { line in
-            let numbers = line.split(separator: "/").compactMap { Int64($0) }
-            return numbers.count == 2 ? ProgressUnits(completed: numbers[0], of: numbers[1]) : nil
-        }
-        wait(for: build)
-        XCTAssertEqual(build.currentProgress.fractionCompleted, 1)
-        XCTAssertEqual(build.progress.totalUnitCount, 2)
-    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Procedures
+import ProceduresProcess
 
 /// P1: running short programs as procedures against Foundation's `Process` in plain operations.
 enum P1Processes {

@@ -1,5 +1,7 @@
 import Foundation
 import Procedures
+import ProceduresProcess
+import ProceduresTestSupport
 import ProceduresTesting
 import XCTest
 

@@ -1,4 +1,5 @@
 import Foundation
+import Procedures
 
 /// Gathers what one of a child's output pipes delivers: bounded capture (with a rolling tail),
 /// or lines fed to a stream. Only touched on the child's serial queue.

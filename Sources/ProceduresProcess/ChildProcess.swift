@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Foundation
+import Procedures
 
 /// One running child process: spawned with `posix_spawn`, watched without blocking a thread,
 /// reaped exactly once, and stopped with SIGTERM then SIGKILL on request.

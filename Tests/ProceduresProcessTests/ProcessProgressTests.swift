@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresProcess
 import ProceduresTesting
 import XCTest
 
@@ -9,6 +10,15 @@ final class ProcessProgressTests: XCTestCase {
         let parts = line.split(separator: "/")
         guard parts.count == 2, let done = Int64(parts[0]), let total = Int64(parts[1]) else { return nil }
         return ProgressUnits(completed: done, of: total)
+    }
+
+    /// Waits until `procedure`'s progress, as its observers see it, satisfies `condition`.
+    private func waitForProgress(of procedure: Procedure, _ condition: @escaping @Sendable (ProgressUpdate) -> Bool) {
+        let reached = XCTestExpectation(description: "progress")
+        reached.assertForOverFulfill = false
+        let observation = procedure.observeProgress(minimumInterval: 0) { if condition($0) { reached.fulfill() } }
+        XCTAssertEqual(XCTWaiter().wait(for: [reached], timeout: 10), .completed, "progress: \(procedure.currentProgress)")
+        observation.cancel()
     }
 
     func testOutputLinesMappedToUnitsFillTheProgress() {

@@ -1,7 +1,8 @@
 import Foundation
+import Procedures
 
 extension ProcessProcedure {
-    /// Fills the procedure's ``Procedure/progress`` from what the program prints: `map` turns
+    /// Fills the procedure's ``Procedures/Procedure/progress`` from what the program prints: `map` turns
     /// a line into the units done (nil for a line that says nothing about progress).
     ///
     /// It reads the lines of the streams delivered as ``OutputDestination/lines`` (standard

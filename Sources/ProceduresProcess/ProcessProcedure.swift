@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Foundation
+import Procedures
 import ProceduresSupport
 
 /// A procedure that runs a program as a child process and produces its ``ProcessResult``.
@@ -53,7 +54,7 @@ import ProceduresSupport
 /// - **No blocked threads.** The exit is watched with a `pidfd` (Linux) or a process source
 ///   (Darwin), and the output with read sources, all on one serial queue per child.
 ///
-/// It is also an ``InputProcedure``: an injected `Data` becomes the program's standard input.
+/// It is also an ``Procedures/InputProcedure``: an injected `Data` becomes the program's standard input.
 public final class ProcessProcedure: ResultProcedure<ProcessResult>, InputProcedure, @unchecked Sendable {
     // @unchecked: the configuration is immutable; `input` is written only before execute()
     // (by the caller or a will-execute injection, callbacks that never overlap with execute);

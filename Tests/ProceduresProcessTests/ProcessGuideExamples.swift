@@ -1,5 +1,6 @@
 import Foundation
 import Procedures
+import ProceduresProcess
 import ProceduresTestSupport
 import ProceduresTesting
 import XCTest
