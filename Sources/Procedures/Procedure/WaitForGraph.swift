@@ -96,8 +96,13 @@ enum WaitForGraph {
         case .ready(let scheduler, let group, let request):
             // Granted a moment ago, it is about to start or to give its categories back.
             if let request, ExclusivityManager.shared.isInTransit(request) { return [] }
-            if let group, !group.hasStarted { edges.append(WaitEdge(waiter: procedure, kind: .groupStart, target: group)) }
-            for holder in scheduler.waitingHolders.all where holder !== procedure {
+            if let group, !group.hasStarted { return [WaitEdge(waiter: procedure, kind: .groupStart, target: group)] }
+            // A slot wait ends when any holder finishes: it is stuck only while every slot is
+            // taken by a holder that waits itself (a suspension ends when the user resumes).
+            let holders = scheduler.waitingHolders.all
+            let (suspended, fullWidth) = scheduler.readyHoldUp
+            guard !suspended, fullWidth != nil, scheduler.counts.running <= holders.count else { return [] }
+            for holder in holders where holder !== procedure {
                 edges.append(WaitEdge(waiter: procedure, kind: .slot, target: holder))
             }
         case .running(let takingBack):
@@ -130,28 +135,58 @@ enum WaitForGraph {
         }
     }
 
-    /// A cycle that `waits` (all of one procedure) close: the first of them, then waits
-    /// leading back to their waiter. Depth first, with a stack of its own, each procedure
-    /// visited once.
+    /// A cycle of procedures that can never go on, through the waiter of `waits` (all of
+    /// one procedure) if there is one: the waits reachable from it are read once, then every
+    /// procedure that can go on is marked so, from those that wait for nothing (a procedure
+    /// waiting for dependencies, a category, children or its group goes on once all it waits
+    /// for do; one waiting for a slot once any holder does). If the waiter is left unmarked,
+    /// the cycle is followed through unmarked procedures back to it. O(procedures + waits).
     static func cycle(closedBy waits: [WaitEdge], unclaimed: Bool = false) -> [WaitEdge]? {
         guard let start = waits.first?.waiter else { return nil }
-        var visited: Set<ObjectIdentifier> = [ObjectIdentifier(start)]
-        for first in waits where visited.insert(ObjectIdentifier(first.target)).inserted {
-            var path: [WaitEdge] = [first]
-            var pending: [[WaitEdge]] = [edges(of: first.target, unclaimed: unclaimed)]
-            while !path.isEmpty {
-                guard let next = pending[pending.count - 1].popLast() else {
-                    path.removeLast()
-                    pending.removeLast()
-                    continue
-                }
-                if next.target === start { return path + [next] }
-                guard visited.insert(ObjectIdentifier(next.target)).inserted else { continue }
-                path.append(next)
-                pending.append(edges(of: next.target, unclaimed: unclaimed))
+        // Reachable waits, by procedure.
+        var index: [ObjectIdentifier: Int] = [ObjectIdentifier(start): 0]
+        var nodes: [(procedure: Procedure, waits: [WaitEdge])] = [(start, waits)]
+        var next = 0
+        while next < nodes.count {
+            for wait in nodes[next].waits where index[ObjectIdentifier(wait.target)] == nil {
+                index[ObjectIdentifier(wait.target)] = nodes.count
+                nodes.append((wait.target, edges(of: wait.target, unclaimed: unclaimed)))
+            }
+            next += 1
+        }
+        // How many of its waits must still end before each can go on, and who waits for whom.
+        var needed = nodes.map { node -> Int in
+            if node.waits.isEmpty { return 0 }
+            return node.waits.first?.kind == .slot ? 1 : node.waits.count
+        }
+        var waitersOf = [[Int]](repeating: [], count: nodes.count)
+        for (waiter, node) in nodes.enumerated() {
+            for wait in node.waits { waitersOf[index[ObjectIdentifier(wait.target)]!].append(waiter) }
+        }
+        var free = needed.indices.filter { needed[$0] == 0 }
+        var goesOn = [Bool](repeating: false, count: nodes.count)
+        while let node = free.popLast() {
+            guard !goesOn[node] else { continue }
+            goesOn[node] = true
+            for waiter in waitersOf[node] where !goesOn[waiter] {
+                needed[waiter] -= 1
+                if needed[waiter] <= 0 { free.append(waiter) }
             }
         }
-        return nil
+        guard !goesOn[0] else { return nil }
+        // Follow waits through stuck procedures until one comes back: to the waiter, if any does.
+        var path: [WaitEdge] = []
+        var onPath: [Int: Int] = [0: 0]
+        var current = 0
+        while true {
+            let stuck = nodes[current].waits.filter { !goesOn[index[ObjectIdentifier($0.target)]!] }
+            let wait = stuck.first { $0.target === start } ?? stuck[0]
+            path.append(wait)
+            let target = index[ObjectIdentifier(wait.target)]!
+            if let at = onPath[target] { return Array(path[at...]) }
+            onPath[target] = path.count
+            current = target
+        }
     }
 
     /// True while every wait of `cycle` still holds (read again: the first reading was not
@@ -177,20 +212,22 @@ enum WaitForGraph {
         return check(waits)
     }
 
-    /// Looks for a cycle that `waits` (of one procedure) close, and ends it if there is one;
-    /// true if it found one. `prospective`: the waits are about to begin (a condition's
-    /// dependencies), so only their waiter is cancelled, and it does not begin them.
+    /// Looks for a cycle that `waits` (of one procedure) close, and ends it if there is one.
+    /// `prospective`: the waits are about to begin (a condition's dependencies); a cycle
+    /// through their waiter then ends by cancelling it, and true tells the caller not to
+    /// begin them. Otherwise true if a cycle was found (and ended).
     @discardableResult
     static func check(_ waits: [WaitEdge], unclaimed: Bool = false, prospective: Bool = false) -> Bool {
+        guard let start = waits.first?.waiter else { return false }
         let found = searchLock.withLock { () -> [WaitEdge]? in
-            guard let cycle = cycle(closedBy: waits, unclaimed: unclaimed),
-                stillHolds(cycle, unclaimed: unclaimed, prospective: prospective)
-            else { return nil }
-            return cycle
+            guard let cycle = cycle(closedBy: waits, unclaimed: unclaimed) else { return nil }
+            let unbegun = prospective && cycle[0].waiter === start
+            return stillHolds(cycle, unclaimed: unclaimed, prospective: unbegun) ? cycle : nil
         }
         guard let found else { return false }
-        end(found, victim: prospective ? found[0] : nil)
-        return true
+        let throughStart = found[0].waiter === start
+        end(found, victim: prospective && throughStart ? found[0] : nil)
+        return prospective ? throughStart : true
     }
 
     /// Reports the cycle and cancels the procedure whose cancel ends a wait at once: one that

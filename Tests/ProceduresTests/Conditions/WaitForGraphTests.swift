@@ -15,12 +15,13 @@ final class WaitForGraphTests: MisuseRecordingTestCase {
     }
 
     /// Running groups hold every slot of a queue and wait for their children; each child
-    /// depends on a procedure added to that queue afterwards, which waits for a slot.
-    private func assertSlotCyclesAreEnded(width: Int, file: StaticString = #filePath, line: UInt = #line) {
+    /// depends on a procedure added to that queue afterwards, which waits for a slot. Once
+    /// the last is added nothing can go on: one report names a cycle, and cancelling its
+    /// child frees a slot, after which everything finishes.
+    private func assertSlotDeadlockIsEnded(width: Int, file: StaticString = #filePath, line: UInt = #line) {
         let queue = ProcedureQueue()
         queue.maxConcurrentOperationCount = width
         var groups: [GroupProcedure] = [], children: [TestProcedure] = [], lates: [TestProcedure] = []
-        var gates: [HeldProcedure] = []
         for index in 0..<width {
             let gate = HeldProcedure(name: "gate-\(index)")
             let late = TestProcedure(name: "late-\(index)")  // added to the queue only later
@@ -31,33 +32,54 @@ final class WaitForGraphTests: MisuseRecordingTestCase {
             groups.append(group)
             children.append(child)
             lates.append(late)
-            gates.append(gate)
             queue.addOperation(group)
+            wait(for: [gate.executing], timeout: bound)  // the group executes, holding a slot
+            gate.release()
         }
-        wait(for: gates.map(\.executing), timeout: bound)
         for late in lates { queue.addOperation(late) }
-        let reported = XCTNSPredicateExpectation(
-            predicate: NSPredicate { _, _ in children.allSatisfy(\.isCancelled) }, object: nil)
-        wait(for: [reported], timeout: bound)
-        for gate in gates { gate.release() }
         wait(forAll: groups + lates, timeout: bound, file: file, line: line)
-        for index in 0..<width {
-            let child = children[index]
-            XCTAssertEqual(
-                deadlockReason(child),
-                "late-\(index) waits for a slot held by group-\(index); group-\(index) waits for its child child-\(index); child-\(index) waits for its dependency late-\(index)",
-                file: file, line: line)
-            assertProcedureFinished(lates[index], file: file, line: line)
-        }
-        XCTAssertEqual(misuse.all.filter { $0.kind == .deadlock }.count, width, "\(misuse.all)", file: file, line: line)
+        let reports = misuse.all.filter { $0.kind == .deadlock }
+        XCTAssertEqual(reports.count, 1, "\(reports)", file: file, line: line)
+        let cancelled = children.filter(\.isCancelled)
+        XCTAssertEqual(cancelled.count, 1, file: file, line: line)
+        guard let child = cancelled.first, let reason = deadlockReason(child) else { return XCTFail("no deadlock", file: file, line: line) }
+        let index = children.firstIndex { $0 === child }!
+        XCTAssertTrue(reason.contains("group-\(index) waits for its child child-\(index)"), reason, file: file, line: line)
+        XCTAssertTrue(reason.contains("child-\(index) waits for its dependency late-\(index)"), reason, file: file, line: line)
+        XCTAssertTrue(reason.contains("late-\(index) waits for a slot held by group-"), reason, file: file, line: line)
+        for late in lates { assertProcedureFinished(late, file: file, line: line) }
     }
 
     func testASlotCycleOnAWidthOneQueueIsReportedAndEnded() {
-        assertSlotCyclesAreEnded(width: 1)
+        assertSlotDeadlockIsEnded(width: 1)
     }
 
-    func testSlotCyclesOnAWidthFourQueueAreEachReportedAndEnded() {
-        assertSlotCyclesAreEnded(width: 4)
+    func testFourGroupsHoldingEverySlotOfAWidthFourQueueAreReportedOnceAndAllFinish() {
+        assertSlotDeadlockIsEnded(width: 4)
+    }
+
+    /// A wait for a slot ends when any holder finishes: a slot holder whose children wait
+    /// for the waiter is no deadlock while another holder can finish.
+    func testASlotHeldByAStuckGroupIsNoDeadlockWhileAnotherHolderCanFinish() {
+        let queue = ProcedureQueue()
+        queue.maxConcurrentOperationCount = 2
+        let gate = HeldProcedure(name: "gate")
+        let late = TestProcedure(name: "late")
+        let child = TestProcedure(name: "child")
+        child.addDependency(late)
+        let group = GroupProcedure(operations: [gate, child])
+        group.name = "group"
+        let other = HeldProcedure(name: "other")
+        queue.addOperation(group)
+        wait(for: [gate.executing], timeout: bound)
+        gate.release()
+        queue.addOperation(other)
+        wait(for: [other.executing], timeout: bound)
+        queue.addOperation(late)  // waits for a slot: group's leads back to it, other's does not
+        other.release()
+        wait(for: group, late, timeout: bound)
+        assertProcedureFinished(child)
+        XCTAssertTrue(misuse.all.isEmpty, "\(misuse.all)")
     }
 
     /// With no width limit: a group holds category B; its child needs A; a procedure that
