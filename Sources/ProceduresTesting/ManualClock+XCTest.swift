@@ -52,7 +52,7 @@ extension XCTestCase {
         let result = XCTWaiter().wait(for: [scheduled], timeout: timeout)
         if result != .completed {
             XCTFail(
-                "Timed out after \(timeout) s waiting for \(description); pending deadlines: \(clock.pendingDeadlines), now: \(clock.now)",
+                "Timed out after \(DurationText.seconds(timeout)) waiting for \(description); pending deadlines: \(clock.pendingDeadlines), now: \(clock.now)",
                 file: file, line: line)
         }
     }
