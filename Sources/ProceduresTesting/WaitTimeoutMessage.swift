@@ -1,7 +1,7 @@
 import Foundation
 import Procedures
 
-/// The failure message of `wait(for:)` when it times out: one line per unfinished procedure,
+/// The failure message of `wait(for:)` (XCTest and Swift Testing alike) when it times out: one line per unfinished procedure,
 /// with the reason it is not running, and a hint that points the right way.
 package enum WaitTimeoutMessage {
     package static func make(timeout: TimeInterval, result: String, procedures: [Procedure]) -> String {
