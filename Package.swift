@@ -23,6 +23,8 @@ let package = Package(
         .target(name: "ProceduresSupport"),
         .target(name: "ProceduresFutures", dependencies: ["ProceduresSupport"]),
         .target(name: "Procedures", dependencies: ["ProceduresSupport", "ProceduresFutures"]),
+        // Helpers for XCTest and Swift Testing in one target (both ship with the toolchain, and
+        // Testing links from a library on Linux): one product, and one core both call.
         .target(name: "ProceduresTesting", dependencies: ["Procedures"]),
         // Its own target so that only users of the network procedures link FoundationNetworking (libcurl).
         .target(name: "ProceduresNetwork", dependencies: ["Procedures"]),

@@ -23,11 +23,7 @@ extension XCTestCase {
         file: StaticString = #filePath, line: UInt = #line
     ) {
         let target = clock.now + interval
-        let tolerance = Swift.max(1, abs(target)) * 1e-9
-        wait(for: clock, timeout: timeout, description: "a callback due at \(target) on the manual clock",
-             file: file, line: line) { deadlines in
-            deadlines.contains { abs($0 - target) <= tolerance }
-        }
+        wait(for: clock, until: .callback(dueAt: target), timeout: timeout, file: file, line: line)
         clock.advance(to: target)
     }
 
@@ -37,8 +33,7 @@ extension XCTestCase {
         on clock: ManualClock, count: Int = 1, timeout: TimeInterval = 10,
         file: StaticString = #filePath, line: UInt = #line
     ) {
-        wait(for: clock, timeout: timeout, description: "\(count) callback(s) pending on the manual clock",
-             file: file, line: line) { $0.count >= count }
+        wait(for: clock, until: .scheduled(count: count), timeout: timeout, file: file, line: line)
     }
 
     /// Waits until the pending deadlines of `clock` (earliest first) satisfy `predicate`.
@@ -47,13 +42,18 @@ extension XCTestCase {
         file: StaticString = #filePath, line: UInt = #line,
         until predicate: @escaping @Sendable (_ deadlines: [TimeInterval]) -> Bool
     ) {
-        let scheduled = XCTestExpectation(description: description)
-        clock.whenScheduled(predicate) { scheduled.fulfill() }
-        let result = XCTWaiter().wait(for: [scheduled], timeout: timeout)
-        if result != .completed {
-            XCTFail(
-                "Timed out after \(timeout) s waiting for \(description); pending deadlines: \(clock.pendingDeadlines), now: \(clock.now)",
-                file: file, line: line)
+        wait(for: clock, until: ManualClockWait(description: description, predicate: predicate),
+             timeout: timeout, file: file, line: line)
+    }
+
+    private func wait(
+        for clock: ManualClock, until awaited: ManualClockWait, timeout: TimeInterval,
+        file: StaticString, line: UInt
+    ) {
+        let scheduled = XCTestExpectation(description: awaited.description)
+        clock.whenScheduled(awaited.predicate) { scheduled.fulfill() }
+        if XCTWaiter().wait(for: [scheduled], timeout: timeout) != .completed {
+            XCTFail(awaited.timeoutMessage(timeout: timeout, clock: clock), file: file, line: line)
         }
     }
 }

@@ -12,8 +12,8 @@ import Procedures
 ///
 /// Work a callback starts on a queue (the next attempt of a retry, say) schedules its own waits
 /// later, on another thread. Wait for that with ``whenScheduled(_:then:)``, ``scheduled(_:)``
-/// or, in an `XCTestCase`, `advance(_:by:)`, which waits for the wait to be scheduled before
-/// advancing through it: no sleeps needed.
+/// or, in an `XCTestCase`, `advance(_:by:)` (in a `@Test` function, `try await advance(_:by:)`),
+/// which waits for the wait to be scheduled before advancing through it: no sleeps needed.
 ///
 /// ```swift
 /// let clock = ManualClock()

@@ -6,21 +6,14 @@ import XCTest
 public func assertProcedureFinished(
     _ procedure: Procedure, file: StaticString = #filePath, line: UInt = #line
 ) {
-    XCTAssertTrue(procedure.isFinished, "\(procedure.stateSummary) has not finished", file: file, line: line)
-    XCTAssertFalse(procedure.isCancelled, "\(procedure.stateSummary) was cancelled", file: file, line: line)
-    XCTAssertTrue(procedure.errors.isEmpty, "\(procedure.stateSummary) has errors", file: file, line: line)
+    fail(ProcedureOutcomeCheck.finished(procedure), file: file, line: line)
 }
 
 /// Asserts that `procedure` finished, not cancelled, with errors; with `count`, exactly that many.
 public func assertProcedureFinishedWithErrors(
     _ procedure: Procedure, count: Int? = nil, file: StaticString = #filePath, line: UInt = #line
 ) {
-    XCTAssertTrue(procedure.isFinished, "\(procedure.stateSummary) has not finished", file: file, line: line)
-    XCTAssertFalse(procedure.isCancelled, "\(procedure.stateSummary) was cancelled", file: file, line: line)
-    XCTAssertTrue(procedure.failed, "\(procedure.stateSummary) has no errors", file: file, line: line)
-    if let count {
-        XCTAssertEqual(procedure.errors.count, count, "\(procedure.stateSummary)", file: file, line: line)
-    }
+    fail(ProcedureOutcomeCheck.finishedWithErrors(procedure, count: count), file: file, line: line)
 }
 
 /// Asserts that `procedure` was cancelled and has finished; `withErrors` says whether it must
@@ -28,11 +21,9 @@ public func assertProcedureFinishedWithErrors(
 public func assertProcedureCancelled(
     _ procedure: Procedure, withErrors: Bool = false, file: StaticString = #filePath, line: UInt = #line
 ) {
-    XCTAssertTrue(procedure.isCancelled, "\(procedure.stateSummary) was not cancelled", file: file, line: line)
-    XCTAssertTrue(procedure.isFinished, "\(procedure.stateSummary) has not finished", file: file, line: line)
-    if withErrors {
-        XCTAssertTrue(procedure.failed, "\(procedure.stateSummary) has no errors", file: file, line: line)
-    } else {
-        XCTAssertFalse(procedure.failed, "\(procedure.stateSummary) has errors", file: file, line: line)
-    }
+    fail(ProcedureOutcomeCheck.cancelled(procedure, withErrors: withErrors), file: file, line: line)
+}
+
+private func fail(_ problems: [String], file: StaticString, line: UInt) {
+    for problem in problems { XCTFail(problem, file: file, line: line) }
 }

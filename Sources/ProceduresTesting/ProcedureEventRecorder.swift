@@ -1,9 +1,8 @@
 import Foundation
 import Procedures
-import XCTest
 
-/// Records the callbacks of the procedures it observes and fails the test if two callbacks of
-/// one procedure ever overlap (the library promises they never do).
+/// Records the callbacks of the procedures it observes and fails the test (XCTest or Swift
+/// Testing) if two callbacks of one procedure ever overlap (the library promises they never do).
 ///
 /// Attach it as an observer, and wrap your own callbacks (`execute()`, overrides) in
 /// ``record(_:of:during:)`` so they are checked too; ``TestProcedure`` does this for you.
@@ -50,8 +49,9 @@ public final class ProcedureEventRecorder: ProcedureObserver, @unchecked Sendabl
     private let file: StaticString
     private let line: UInt
 
-    /// - Parameter failsTest: whether an overlap calls `XCTFail` at once (default true); the
-    ///   overlaps are also kept in ``overlaps``.
+    /// - Parameter failsTest: whether an overlap fails the test at once (default true): with
+    ///   `XCTFail` in an XCTest test, with an issue in a Swift Testing one. The overlaps are
+    ///   also kept in ``overlaps``.
     public init(failsTest: Bool = true, file: StaticString = #filePath, line: UInt = #line) {
         self.failsTest = failsTest
         self.file = file
@@ -73,7 +73,7 @@ public final class ProcedureEventRecorder: ProcedureObserver, @unchecked Sendabl
             return nil
         }
         if let overlap, failsTest {
-            XCTFail("Callbacks overlapped: \(overlap)", file: file, line: line)
+            TestFailure.record("Callbacks overlapped: \(overlap)", file: file, line: line)
         }
         defer { if overlap == nil { lock.withLock { active[key] = nil } } }
         return try body()

@@ -20,8 +20,10 @@ import Procedures
 /// A whole test case can create one in `setUp()` and stop it in `tearDown()`.
 ///
 /// ``ProcedureMisuse/handler`` is global: record in one test at a time (XCTest runs a
-/// process's tests one after another), and stop nested recorders in the reverse order of
-/// their creation, so each puts back the handler it replaced.
+/// process's tests one after another; Swift Testing runs them in parallel, so record there in
+/// one `.serialized` suite only, and ask about your own procedures: the recorder hears the
+/// other tests' reports too), and stop nested recorders in the reverse order of their
+/// creation, so each puts back the handler it replaced.
 ///
 /// The recorder is thread-safe: reports may arrive on any thread while the test reads them.
 public final class ProcedureMisuseRecorder: @unchecked Sendable {

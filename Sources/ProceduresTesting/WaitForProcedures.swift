@@ -34,18 +34,8 @@ extension XCTestCase {
         forAll procedures: [Procedure], on queue: ProcedureQueue? = nil, timeout: TimeInterval = 10,
         file: StaticString = #filePath, line: UInt = #line
     ) {
-        // One expectation for all: XCTWaiter's cost grows with the square of the number of
-        // expectations, which matters for thousands of procedures.
         let finished = XCTestExpectation(description: "\(procedures.count) procedure(s) finished")
-        finished.expectedFulfillmentCount = max(procedures.count, 1)
-        if procedures.isEmpty { finished.fulfill() }
-        for procedure in procedures {
-            procedure.addDidFinishBlockObserver { _, _ in finished.fulfill() }
-        }
-        let notEnqueued = procedures.filter { !$0.isEnqueued }
-        if !notEnqueued.isEmpty {
-            (queue ?? ProcedureQueue()).addOperations(notEnqueued, waitUntilFinished: false)
-        }
+        ProcedureWait.start(procedures, on: queue) { finished.fulfill() }
         let result = XCTWaiter().wait(for: [finished], timeout: timeout)
         guard result != .completed else { return }
         XCTFail(

@@ -1,7 +1,7 @@
 import Foundation
 import Procedures
 
-/// The failure message of `wait(for:)` when it times out: one line per unfinished procedure,
+/// The failure message of `wait(for:)` (XCTest and Swift Testing alike) when it times out: one line per unfinished procedure,
 /// with the reason it is not running, and a hint that points the right way.
 package enum WaitTimeoutMessage {
     package static func make(timeout: TimeInterval, result: String, procedures: [Procedure]) -> String {
@@ -17,7 +17,7 @@ package enum WaitTimeoutMessage {
             if case .clock(let clock, _) = reason, clock is ManualClock { line += ": advance it" }
             return line
         }
-        var message = "Timed out after \(timeout) s waiting for \(unfinished.count) of \(procedures.count) procedure(s) to finish (\(result)):\n"
+        var message = "Timed out after \(DurationText.seconds(timeout)) waiting for \(unfinished.count) of \(procedures.count) procedure(s) to finish (\(result)):\n"
         message += lines.joined(separator: "\n")
         if forgotFinish { message += "\nAn executing procedure finishes only when it calls finish()." }
         return message

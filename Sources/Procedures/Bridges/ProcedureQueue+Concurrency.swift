@@ -13,6 +13,9 @@ extension ProcedureQueue {
     /// ```swift
     /// let page = try await queue.run(ResultProcedure { try await client.fetchPage() })
     /// ```
+    ///
+    /// The output may be ignored: `try await queue.run(procedure)` runs it for its effect.
+    @discardableResult
     public func run<P: OutputProcedure>(_ procedure: P) async throws -> P.Output {
         try await runToFinish(procedure)
         guard let output = procedure.output else {

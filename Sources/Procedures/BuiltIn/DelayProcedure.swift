@@ -74,7 +74,7 @@ public final class DelayProcedure: Procedure, InputProcedure, ProgressUnitsSourc
         super.init()
         switch delay {
         case .by(let interval):
-            name = "Delay(by: \(interval) s)"
+            name = "Delay(by: \(DurationText.seconds(interval)))"
             if interval.isNaN {
                 ProcedureMisuse.report(
                     .invalidDelay, "DelayProcedure(by: nan): the delay is not a number; it finishes at once.",

@@ -75,6 +75,8 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         /// How many elements have been claimed (their children made or being made).
         var next = 0
         var stopped = false
+        /// Set by execute(): the elements are its input's from then on.
+        var started = false
         /// Its progress: how many elements there are, and how many have finished.
         var elementCount = 0
         var finishedElements = 0
@@ -91,8 +93,11 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     @exclusivity(unchecked) private var custom: [(any OutputProcedure<Output>)?] = []
     @exclusivity(unchecked) private var partial: [Output?]?
 
-    /// The elements; set it directly or inject it.
-    public var input: [Element]?
+    /// The elements; set it directly or inject it. Until the batch executes, its progress
+    /// counts them as its total (a batch whose input is not known yet has an unknown total).
+    public var input: [Element]? {
+        didSet { inputDidChange() }
+    }
 
     /// A batch whose child for each element is the procedure `makeChild` returns.
     ///
@@ -120,6 +125,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         self.policy = onFailure
         self.maker = maker
         super.init()
+        batch.elementCount = input?.count ?? 0
         if width < 1 {
             ProcedureMisuse.report(
                 .invalidWidth, "BatchProcedure(width: \(width)): a batch runs at least one element at a time; it uses 1.",
@@ -173,10 +179,23 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
             batch.finished = Array(repeating: false, count: elements.count)
             if case .custom = maker { custom = Array(repeating: nil, count: elements.count) }
             batch.elementCount = elements.count
+            batch.started = true
         }
         progressSourceDidChange()
         for _ in 0..<min(width, elements.count) { startNext() }
         super.execute()
+    }
+
+    /// An input given (or injected) before the batch executes is its progress's total at
+    /// once, rather than an empty "0 of 0" until it starts.
+    private func inputDidChange() {
+        let count = input?.count ?? 0
+        let changed = batchLock.withLock { () -> Bool in
+            guard !batch.started, batch.elementCount != count else { return false }
+            batch.elementCount = count
+            return true
+        }
+        if changed { progressSourceDidChange() }
     }
 
     private func startNext() {
@@ -276,7 +295,8 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         super.procedureWillFinish(withErrors: errors)
     }
 
-    /// Its progress counts elements: those finished (whatever their outcome) of all.
+    /// Its progress counts elements: those finished (whatever their outcome) of all; before it
+    /// executes, of its input's, or of an unknown total while it has none.
     package var progressUnits: ProgressUnits {
         batchLock.withLock { ProgressUnits(completed: Int64(batch.finishedElements), of: Int64(batch.elementCount)) }
     }

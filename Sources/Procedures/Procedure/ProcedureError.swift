@@ -59,7 +59,7 @@ public enum ProcedureError: Error, Sendable, CustomStringConvertible {
         case .conditionFailed(let name, let error):
             return "condition \(name) failed: \(error)"
         case .timedOut(let interval):
-            return "timed out after \(interval) s"
+            return "timed out after \(DurationText.seconds(interval))"
         case .deadlock(let reason):
             return "deadlock: \(reason)"
         }

@@ -32,10 +32,13 @@ public struct ProgressUpdate: Sendable, Equatable, CustomStringConvertible {
     /// True while the total is unknown.
     public var isIndeterminate: Bool { totalUnitCount <= 0 }
 
-    /// `40.0 % (4 of 10)`, with `cancelled` or `final` when they apply.
+    /// `40.0 % (4 of 10)`, with `cancelled` or `final` when they apply; while the total is
+    /// unknown, `4 done, total not known yet` (never "0 of 0").
     public var description: String {
         let percent = (fractionCompleted * 1000).rounded() / 10
-        var text = "\(percent) % (\(completedUnitCount) of \(totalUnitCount))"
+        var text = isIndeterminate
+            ? "\(completedUnitCount) done, total not known yet"
+            : "\(percent) % (\(completedUnitCount) of \(totalUnitCount))"
         if isCancelled { text += ", cancelled" }
         if isFinal { text += ", final" }
         return text

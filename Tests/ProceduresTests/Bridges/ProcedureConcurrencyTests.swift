@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresTestSupport
 import ProceduresTesting
 import XCTest
 
@@ -8,6 +9,19 @@ final class ProcedureConcurrencyTests: MisuseRecordingTestCase {
         let queue = ProcedureQueue()
         let value = try await queue.run(ResultProcedure { 6 * 7 })
         XCTAssertEqual(value, 42)
+    }
+
+    func testRunOfAProcedureWithAnOutputMayIgnoreIt() async throws {
+        let ran = LockedBox(false)
+        let store = ResultProcedure { () -> Int in
+            ran.mutate { $0 = true }
+            return 1
+        }
+        // Run for its effect, the output unused: this compiles without "result of call to
+        // 'run' is unused" (the build has no warnings, so the warning would fail it).
+        try await ProcedureQueue().run(store)
+        XCTAssertTrue(ran.value)
+        XCTAssertEqual(store.output, 1)
     }
 
     func testRunThrowsTheError() async {

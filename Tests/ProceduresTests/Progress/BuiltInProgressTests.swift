@@ -14,7 +14,8 @@ final class BuiltInProgressTests: XCTestCase {
             made.fulfill()
             return child
         }
-        XCTAssertEqual(batch.currentProgress.totalUnitCount, 0, "no elements before it executes")
+        XCTAssertEqual(batch.currentProgress.totalUnitCount, 4, "its input's elements, before it executes")
+        XCTAssertEqual(batch.currentProgress.completedUnitCount, 0)
         ProcedureQueue().addOperation(batch)
         wait(for: [made], timeout: 10)
         waitForProgress(of: batch) { $0.totalUnitCount == 4 }

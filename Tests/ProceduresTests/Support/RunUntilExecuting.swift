@@ -13,7 +13,7 @@ extension XCTestCase {
         procedure.addDidExecuteBlockObserver { _ in executing.fulfill() }
         ProcedureQueue().addOperation(group ?? procedure)
         if XCTWaiter().wait(for: [executing], timeout: timeout) != .completed {
-            XCTFail("Timed out after \(timeout) s waiting for \(procedure.stateSummary) to execute", file: file, line: line)
+            XCTFail("Timed out after \(DurationText.seconds(timeout)) waiting for \(procedure.stateSummary) to execute", file: file, line: line)
         }
     }
 }

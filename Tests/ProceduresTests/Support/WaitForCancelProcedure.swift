@@ -34,7 +34,7 @@ extension XCTestCase {
         for procedure in procedures { procedure.addDidFinishBlockObserver { _, _ in finished.fulfill() } }
         if XCTWaiter().wait(for: [finished], timeout: timeout) != .completed {
             let lines = procedures.filter { !$0.isFinished }.map { "  - \($0.stateSummary)" }.joined(separator: "\n")
-            XCTFail("Timed out after \(timeout) s waiting for:\n\(lines)", file: file, line: line)
+            XCTFail("Timed out after \(DurationText.seconds(timeout)) waiting for:\n\(lines)", file: file, line: line)
         }
     }
 }
