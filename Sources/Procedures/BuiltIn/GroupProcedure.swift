@@ -357,6 +357,18 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
 
     // MARK: - Running and finishing
 
+    var ownedProcedures: [Procedure] {
+        groupLock.withLock { group.children }.compactMap { $0 as? Procedure }
+    }
+
+    /// False if every unfinished child is ready or running in the group's own scheduler (so
+    /// none waits for anything outside the group): read without looking at the children.
+    private var childrenMayWait: Bool {
+        let unfinished = groupLock.withLock { group.unfinishedChildren }
+        let (running, waiting) = scheduler.counts
+        return unfinished > running + waiting
+    }
+
     override var waitedForWhileRunning: [Procedure] {
         groupLock.withLock { group.children }.compactMap { $0 as? Procedure }.filter { !$0.isFinished }
     }
@@ -366,7 +378,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         scheduler.setHolder(self)  // until the group finishes (see finishIfDone)
         // It holds its owner's slot while it waits for its children (for the wait-for graph).
         let ownerScheduler = lock.withLock { state.owner?.scheduler }
-        ownerScheduler?.waitingHolders.insert(self)
+        ownerScheduler?.waitingHolders.began()
         // Only observers need the list: most groups have none, and then no array is made.
         let observers = self.observers
         let initial = groupLock.withLock { () -> ArraySlice<Operation> in
@@ -390,7 +402,9 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         if childless { post(.perform { [self] in finishIfDone() }) }
         // Its children's waits began with it: they close a cycle only if something waits for
         // the group (its slot, or the group itself).
-        if let ownerScheduler, ownerScheduler.counts.waiting > 0 || hasWaiters { WaitForGraph.checkWaits(of: self) }
+        if let ownerScheduler, ownerScheduler.counts.waiting > 0 || hasWaiters, childrenMayWait {
+            WaitForGraph.checkWaits(of: self)
+        }
     }
 
     /// A group finishes when its last child does; `finish()` from outside is misuse, unless
@@ -454,7 +468,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         }
         guard let errors else { return }
         scheduler.setHolder(nil)
-        lock.withLock { state.owner?.scheduler }?.waitingHolders.remove(self)
+        lock.withLock { state.owner?.scheduler }?.waitingHolders.ended()
         finishAutomatically(withErrors: errors)
     }
 

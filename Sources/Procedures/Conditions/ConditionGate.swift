@@ -294,7 +294,9 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         }
         guard submit else { return }
         // Not granted at once: a wait that may close a cycle (a category its enclosing group holds, say).
-        if !ExclusivityManager.shared.submit(self) { WaitForGraph.checkWaits(of: procedure) }
+        if !ExclusivityManager.shared.submit(self), ExclusivityManager.shared.blockersMayWait(self) {
+            WaitForGraph.checkWaits(of: procedure)
+        }
     }
 
     private func open(_ procedure: Procedure) {
@@ -315,21 +317,22 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         guard case .rejoin = ExclusivityManager.shared.claimForStart(self) else { return true }
         procedure.lock.withLock { returningStart = (owner, scheduler) }
         // It holds a slot while it waits: a slot holder a wait for a slot can lead back from.
-        scheduler.waitingHolders.insert(procedure)
+        scheduler.waitingHolders.began()
         guard ExclusivityManager.shared.rejoin(self) else {
             WaitForGraph.checkWaits(of: procedure)
             return false
         }
-        scheduler.waitingHolders.remove(procedure)
         // Granted at once, unless a cancel took the start meanwhile (and starts it itself).
-        return takeReturningStart(procedure) != nil
+        guard takeReturningStart(procedure) != nil else { return false }
+        scheduler.waitingHolders.ended()
+        return true
     }
 
     /// The categories came back to a procedure waiting for them with a slot: it starts on its
     /// scheduler's queue (not on the thread that released them). False if it was not waiting so.
     func resumeReturningStart(of procedure: Procedure) -> Bool {
         guard let start = takeReturningStart(procedure) else { return false }
-        start.scheduler.waitingHolders.remove(procedure)
+        start.scheduler.waitingHolders.ended()
         start.scheduler.dispatch { CurrentOwner.with(start.owner) { procedure.send(.start) } }
         return true
     }

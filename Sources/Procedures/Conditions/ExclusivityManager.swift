@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ProceduresSupport
 
 /// One procedure's claim on a set of exclusivity categories.
@@ -27,8 +28,9 @@ class ExclusivityRequest: @unchecked Sendable {
     /// How many of its lines it is not yet first in.
     @exclusivity(unchecked) final var missingHeads = 0
     /// Set once its procedure, granted, was handed to its scheduler and gave its categories
-    /// back if it had to wait for a slot: until then a granted request is in transit.
-    @exclusivity(unchecked) final var slotDecided = false
+    /// back if it had to wait for a slot: until then a granted request is in transit. Atomic,
+    /// so that a procedure that did not wait sets it without the manager's lock.
+    final let slotDecided = Atomic<Bool>(false)
     /// Set once its procedure started holding the categories: from then on it never steps aside.
     @exclusivity(unchecked) final var started = false
     /// True while it waits, holding a slot, to take back the categories it gave back.
@@ -131,7 +133,7 @@ package final class ExclusivityManager: @unchecked Sendable {
                 entries.removeFirst(head)
                 head = 0
             }
-            if returningHead == returning.count {
+            if returningHead > 0 && returningHead == returning.count {
                 returning.removeAll(keepingCapacity: false)
                 returningHead = 0
             }
@@ -244,10 +246,11 @@ package final class ExclusivityManager: @unchecked Sendable {
     /// Its granted procedure was handed to its scheduler: if it `waits` for a slot, it gives
     /// its categories back (see the type's documentation), unless it started meanwhile.
     func slotDecided(for request: ExclusivityRequest, waits: Bool) {
+        guard waits else { return request.slotDecided.store(true, ordering: .releasing) }
         var granted = Grants()
         lock.withLock {
-            request.slotDecided = true
-            guard waits, request.status == .granted, !request.started else { return }
+            request.slotDecided.store(true, ordering: .relaxed)
+            guard request.status == .granted, !request.started else { return }
             request.status = .steppedAside
             leaveLines(request, granted: &granted)
         }
@@ -257,7 +260,7 @@ package final class ExclusivityManager: @unchecked Sendable {
     /// True while `request` is granted but its procedure not yet handed to its scheduler
     /// (it starts, or gives the categories back, presently): no wait of its is settled yet.
     func isInTransit(_ request: ExclusivityRequest) -> Bool {
-        lock.withLock { request.status == .granted && !request.slotDecided }
+        lock.withLock { request.status == .granted } && !request.slotDecided.load(ordering: .acquiring)
     }
 
     /// What a procedure with categories, given a slot, does next.
@@ -352,6 +355,24 @@ package final class ExclusivityManager: @unchecked Sendable {
     /// The procedure that holds `category` or takes it next (for tests).
     package static func currentHolder(of category: String) -> Procedure? {
         shared.holder(of: category)
+    }
+
+    /// While `request` waits: true if a procedure ahead of it in one of its lines may itself
+    /// wait for something (see ``Procedure/mayWait``); false when all are simply running, so
+    /// the wait cannot close a cycle.
+    func blockersMayWait(_ request: ExclusivityRequest) -> Bool {
+        var blockers: [Procedure] = []
+        let first = lock.withLock { () -> Procedure? in
+            guard request.status == .waiting else { return nil }
+            var first: Procedure?
+            request.forEachJoinedLine { line in
+                guard let blocker = line.first?.procedure, line.first !== request else { return }
+                if first == nil { first = blocker } else { blockers.append(blocker) }
+            }
+            return first
+        }
+        guard let first else { return false }
+        return first.mayWait || blockers.contains { $0.mayWait }
     }
 
     /// True while some procedure holds or waits for `category` (for tests: a category nobody

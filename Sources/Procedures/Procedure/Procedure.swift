@@ -334,6 +334,25 @@ open class Procedure: Operation, @unchecked Sendable {
     /// unfinished children. None by default.
     var waitedForWhileRunning: [Procedure] { [] }
 
+    /// True while it holds a slot and waits for what the library tracks: a running group with
+    /// unfinished children, or one taking back its categories.
+    var waitsWhileHoldingASlot: Bool {
+        let (phase, takingBack) = lock.withLock { (state.phase, state.gate?.isTakingCategoriesBack ?? false) }
+        guard phase == .started || phase == .executing else { return false }
+        return takingBack || !waitedForWhileRunning.isEmpty
+    }
+
+    /// False only if it certainly waits for nothing the library tracks (it simply runs):
+    /// a cheap test before a search of the wait-for graph.
+    var mayWait: Bool {
+        let (phase, takingBack) = lock.withLock { (state.phase, state.gate?.isTakingCategoriesBack ?? false) }
+        switch phase {
+        case .initial, .finishing, .finished: return false
+        case .waiting, .ready: return true
+        case .started, .executing: return takingBack || !waitedForWhileRunning.isEmpty
+        }
+    }
+
     /// True once it has started (a group runs its children from then on).
     var hasStarted: Bool { lock.withLock { state.phase >= .started } }
 

@@ -57,7 +57,7 @@ enum WaitForGraph {
         enum Seen {
             case none
             case waiting(dependencies: [Procedure], gate: ConditionGate?, group: Procedure?)
-            case ready(ProcedureScheduler, group: Procedure?, request: ExclusivityRequest?)
+            case ready(any ProcedureOwner, group: Procedure?, request: ExclusivityRequest?)
             case running(takingBack: ConditionGate?)
         }
         let seen = procedure.lock.withLock { () -> Seen in
@@ -74,7 +74,7 @@ enum WaitForGraph {
                     dependencies: checking ? [] : state.dependencies,
                     gate: checking || unclaimed ? state.gate : nil, group: group)
             case .ready:
-                return state.owner.map { .ready($0.scheduler, group: group, request: state.gate?.request) } ?? .none
+                return state.owner.map { .ready($0, group: group, request: state.gate?.request) } ?? .none
             case .started:
                 return .running(takingBack: state.gate.flatMap { $0.isTakingCategoriesBack ? $0 : nil })
             case .executing:
@@ -93,16 +93,19 @@ enum WaitForGraph {
             }
             if let gate { edges += gateEdges(of: procedure, gate: gate, unclaimed: unclaimed) }
             if let group, !group.hasStarted { edges.append(WaitEdge(waiter: procedure, kind: .groupStart, target: group)) }
-        case .ready(let scheduler, let group, let request):
+        case .ready(let owner, let group, let request):
             // Granted a moment ago, it is about to start or to give its categories back.
             if let request, ExclusivityManager.shared.isInTransit(request) { return [] }
             if let group, !group.hasStarted { return [WaitEdge(waiter: procedure, kind: .groupStart, target: group)] }
             // A slot wait ends when any holder finishes: it is stuck only while every slot is
             // taken by a holder that waits itself (a suspension ends when the user resumes).
-            let holders = scheduler.waitingHolders.all
+            let scheduler = owner.scheduler
+            guard !scheduler.waitingHolders.isEmpty else { return [] }
             let (suspended, fullWidth) = scheduler.readyHoldUp
-            guard !suspended, fullWidth != nil, scheduler.counts.running <= holders.count else { return [] }
-            for holder in holders where holder !== procedure {
+            guard !suspended, fullWidth != nil else { return [] }
+            let holders = owner.ownedProcedures.filter { $0 !== procedure && $0.waitsWhileHoldingASlot }
+            guard scheduler.counts.running <= holders.count else { return [] }
+            for holder in holders {
                 edges.append(WaitEdge(waiter: procedure, kind: .slot, target: holder))
             }
         case .running(let takingBack):
@@ -198,6 +201,12 @@ enum WaitForGraph {
         }
     }
 
+    /// Reads what `waits` lead to, holding no lock: true if some of them may lead further
+    /// (the usual category wait is for a procedure that is simply running).
+    private static func mayLeadFurther(_ waits: [WaitEdge], unclaimed: Bool) -> Bool {
+        waits.contains { !edges(of: $0.target, unclaimed: unclaimed).isEmpty }
+    }
+
     /// "A waits for …; B waits for …": the cycle in order.
     static func describe(_ cycle: [WaitEdge]) -> String {
         cycle.map(\.description).joined(separator: "; ")
@@ -218,7 +227,7 @@ enum WaitForGraph {
     /// begin them. Otherwise true if a cycle was found (and ended).
     @discardableResult
     static func check(_ waits: [WaitEdge], unclaimed: Bool = false, prospective: Bool = false) -> Bool {
-        guard let start = waits.first?.waiter else { return false }
+        guard let start = waits.first?.waiter, mayLeadFurther(waits, unclaimed: unclaimed) else { return false }
         let found = searchLock.withLock { () -> [WaitEdge]? in
             guard let cycle = cycle(closedBy: waits, unclaimed: unclaimed) else { return nil }
             let unbegun = prospective && cycle[0].waiter === start

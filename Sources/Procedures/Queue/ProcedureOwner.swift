@@ -19,6 +19,10 @@ protocol ProcedureOwner: AnyObject, Sendable {
     /// One of the owner's procedures has finished and its did-finish hooks have run.
     func procedureDidFinish(_ procedure: Procedure, errors: [any Error])
 
+    /// Its procedures that have not finished (for the wait-for graph, which looks among them
+    /// for the slot holders that wait).
+    var ownedProcedures: [Procedure] { get }
+
     /// The queue that ``ProcedureQueue/current`` answers inside the owner's procedures.
     var queueFacade: ProcedureQueue { get }
 }

@@ -279,6 +279,8 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     /// The unfinished members (a plain operation's entry is its runner), oldest first.
     var unfinishedMembers: [Procedure] { lock.withLock { members.procedures } }
 
+    var ownedProcedures: [Procedure] { unfinishedMembers }
+
     /// How many procedures wait in this queue for their dependencies or conditions.
     public var waitingProcedureCount: Int {
         lock.withLock { members.procedures }.reduce(0) { $0 + ($1.isWaiting ? 1 : 0) }

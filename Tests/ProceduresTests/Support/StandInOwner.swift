@@ -16,4 +16,5 @@ final class StandInOwner: ProcedureOwner, @unchecked Sendable {
     func procedureWillFinish(_ procedure: Procedure, errors: [any Error]) {}
     func procedureDidFinish(_ procedure: Procedure, errors: [any Error]) {}
     var queueFacade: ProcedureQueue { ProcedureQueue() }
+    var ownedProcedures: [Procedure] { [] }
 }
