@@ -75,14 +75,14 @@ final class ProcedureScheduler: @unchecked Sendable {
     /// `decision` orders decisions taken elsewhere under another lock (a group's): one older
     /// than the last applied is ignored, so two threads cannot leave a stale value.
     func setSuspended(_ newValue: Bool, decision: Int? = nil) -> [Procedure] {
-        let change = lock.withLock { () -> SchedulerStateMachine.SuspensionChange in
+        let (action, gates) = lock.withLock { () -> (SchedulerStateMachine.Action, [Procedure]) in
             let change = machine.setSuspended(newValue, decision: decision, now: Self.now())
             // Under the lock, so that two changes cannot leave the copy stale.
             suspendedFlag.store(machine.isSuspended, ordering: .releasing)
-            return change
+            return (change.action, change.resumedGates)
         }
-        perform(change.action)
-        return change.resumedGates
+        perform(action)
+        return gates
     }
 
     /// Parks `procedure`'s condition check if the scheduler is suspended (true), to be
@@ -164,27 +164,30 @@ final class ProcedureScheduler: @unchecked Sendable {
     /// asking for it again take the holder's lock and its owner's scheduler's; the machine
     /// hears when each is done, and only then decides the next (so a request for the slot
     /// always follows its release).
-    @inline(__always) private func perform(_ action: SchedulerStateMachine.Action) {
-        var action = action
-        while true {
-            switch action {
-            case .none:
-                return
-            case .startLoop(let queue):
-                queue.async { [self] in drain() }
-                return
-            case .pokeLingeringLoop:
-                lingerPoke.store(true, ordering: .relaxed)
-                return
-            case .releaseHolderSlot(let holder):
-                holder.releaseSlot()
-                action = lock.withLock { machine.releaseDone(now: Self.now()) }
-            case .reacquireHolderSlot(let holder):
-                // The grant may come at once, on this thread.
-                holder.reacquireSlot { [self] in perform(lock.withLock { machine.reacquired(now: Self.now()) }) }
-                return
-            }
+    @inline(__always) private func perform(_ action: consuming SchedulerStateMachine.Action) {
+        switch consume action {
+        case .none:
+            break
+        case .startLoop(let queue):
+            queue.async { [self] in drain() }
+        case .pokeLingeringLoop:
+            lingerPoke.store(true, ordering: .relaxed)
+        case .releaseHolderSlot(let holder):
+            releaseSlot(of: holder)
+        case .reacquireHolderSlot(let holder):
+            reacquireSlot(of: holder)
         }
+    }
+
+    /// Gives the holder's slot back, then tells the machine (off the hot path: not inlined).
+    @inline(never) private func releaseSlot(of holder: Procedure) {
+        holder.releaseSlot()
+        perform(lock.withLock { machine.releaseDone(now: Self.now()) })
+    }
+
+    /// Asks for the holder's slot again; the grant may come at once, on this thread.
+    @inline(never) private func reacquireSlot(of holder: Procedure) {
+        holder.reacquireSlot { [self] in perform(lock.withLock { machine.reacquired(now: Self.now()) }) }
     }
 
     /// Starts waiting procedures while slots are free, on the thread Dispatch lent it.
@@ -192,7 +195,8 @@ final class ProcedureScheduler: @unchecked Sendable {
         var next = lock.withLock { machine.loopStarted(now: Self.now()) }
         var started = 0
         while true {
-            switch next {
+            // Consumed, so that the procedure and the helper are moved out, not copied.
+            switch consume next {
             case .run(let procedure, let helper):
                 perform(helper)
                 procedure.run(scheduledBy: self)
