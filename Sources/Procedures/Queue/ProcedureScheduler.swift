@@ -30,14 +30,14 @@ import Synchronization
 /// What it decides is a ``SchedulerStateMachine`` kept under one lock: each call reports an
 /// event to it there and performs the action it returns (``perform(_:)``) after unlocking.
 final class ProcedureScheduler: @unchecked Sendable {
-    // @unchecked: `machine` is only touched under `lock`; the two atomics are written under it.
+    // @unchecked: `machine` is only touched under `lock`; the other two fields are atomics.
     private let lock = InlineLock()
     @exclusivity(unchecked) private var machine: SchedulerStateMachine
     /// The machine's `isSuspended`, copied under `lock` for `parkWhileSuspended` to read
     /// without it: every procedure with conditions asks, and most queues are never suspended.
     private let suspendedFlag: Atomic<Bool>
     /// Set when work arrives for a lingering loop, which watches it without the lock (then
-    /// takes the lock to take the work): a spin on the lock would hold up the submitter.
+    /// takes the lock to take the work): spinning on the lock would hold up the submitter.
     private let lingerPoke = Atomic<Bool>(false)
 
     init(width: Int = -1, suspended: Bool = false) {
