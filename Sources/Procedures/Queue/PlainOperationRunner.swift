@@ -23,6 +23,14 @@ final class PlainOperationRunner: Procedure, @unchecked Sendable {
 
     override var displayName: String { operation.name ?? String(describing: type(of: operation)) }
 
+    /// The operation's own priority: the scheduler reads it when the runner becomes ready, so
+    /// a plain operation is ordered among ready work like a procedure, by its `queuePriority`
+    /// at that moment.
+    override var queuePriority: Operation.QueuePriority {
+        get { operation.queuePriority }
+        set { operation.queuePriority = newValue }
+    }
+
     override func execute() {
         runOperation()
     }
