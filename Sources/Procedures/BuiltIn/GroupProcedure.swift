@@ -137,6 +137,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     /// A group of `operations`, which may be empty; add more with ``addChild(_:)``.
     public init(operations: [Operation] = []) {
         super.init()
+        WaitForGraph.liveGroups.add(1, ordering: .relaxed)
         group.awaitsFinishCall = !finishesAutomatically  // not shared yet: no lock needed
         group.adoptingInitialChildren = true  // not shared yet: no lock needed
         addChildren(operations)
@@ -166,6 +167,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     open var finishesAutomatically: Bool { true }
 
     deinit {
+        WaitForGraph.liveGroups.subtract(1, ordering: .relaxed)
         releaseChildrenIfNeverStarted()
     }
 
@@ -402,9 +404,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         if childless { post(.perform { [self] in finishIfDone() }) }
         // Its children's waits began with it: they close a cycle only if something waits for
         // the group (its slot, or the group itself).
-        if let ownerScheduler, ownerScheduler.counts.waiting > 0 || hasWaiters, childrenMayWait {
-            WaitForGraph.checkWaits(of: self)
-        }
+        if mayBeWaitedFor, childrenMayWait { WaitForGraph.checkWaits(of: self) }
     }
 
     /// A group finishes when its last child does; `finish()` from outside is misuse, unless

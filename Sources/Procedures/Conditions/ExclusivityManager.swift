@@ -142,6 +142,9 @@ package final class ExclusivityManager: @unchecked Sendable {
 
     private let lock = InlineLock()
     @exclusivity(unchecked) private var lines: [String: Line] = [:]
+    /// How many categories are held or waited for (written under `lock`), for the wait-for
+    /// graph to read without it.
+    let linesInUse = Atomic<Int>(0)
     /// The line joined last: usually one hot category is asked for again and again, and
     /// comparing its name (often the very same string) is far cheaper than hashing it.
     @exclusivity(unchecked) private var recentLine: Line?
@@ -171,14 +174,16 @@ package final class ExclusivityManager: @unchecked Sendable {
             let line = line(for: category)
             if atFront { line.returning.append(request) } else { line.entries.append(request) }
             request.join(line)
-            settle(line, granted: &granted)
+            settle(line, granted: &granted, movedOn: false)
         }
     }
 
     /// Under `lock`: makes the request that should be first in `line` the one counted first
     /// (one that a returning request displaced counts the line as missing again), and grants
-    /// it if it is first everywhere. Drops the line once it is empty.
-    private func settle(_ line: Line, granted: inout Grants) {
+    /// it if it is first everywhere. Drops the line once it is empty. `movedOn`: the one first
+    /// before left; a new first that still waits is one the line's waiters now wait for, a
+    /// wait that may close a cycle (a request joining is checked by whoever submits it).
+    private func settle(_ line: Line, granted: inout Grants, movedOn: Bool) {
         let front = line.front()
         if front != nil, front === line.first { return }
         if let displaced = line.first, displaced.status == .waiting { displaced.missingHeads += 1 }
@@ -187,6 +192,7 @@ package final class ExclusivityManager: @unchecked Sendable {
             // An emptied line is dropped (a later request makes a new one), so categories
             // used once do not pile up.
             lines[line.category] = nil
+            linesInUse.store(lines.count, ordering: .relaxed)
             if recentLine === line { recentLine = nil }
             line.entries = []
             line.head = 0
@@ -196,7 +202,11 @@ package final class ExclusivityManager: @unchecked Sendable {
         }
         line.compact()
         front.missingHeads -= 1
-        if front.missingHeads == 0, front.status == .waiting, let procedure = grant(front) { granted.append(procedure) }
+        if front.missingHeads == 0, front.status == .waiting, let procedure = grant(front) {
+            granted.append(procedure)
+        } else if movedOn, front.status == .waiting, let procedure = front.procedure {
+            granted.waitsToCheck.append(procedure)
+        }
     }
 
     /// `category`'s line, made if nobody holds or waits for it. Call under `lock`.
@@ -208,6 +218,7 @@ package final class ExclusivityManager: @unchecked Sendable {
         } else {
             line = Line(category: category)
             lines[category] = line
+            linesInUse.store(lines.count, ordering: .relaxed)
         }
         recentLine = line
         return line
@@ -236,7 +247,7 @@ package final class ExclusivityManager: @unchecked Sendable {
         request.forEachJoinedLine { line in
             if line.first === request {
                 line.removeFirst(request)
-                settle(line, granted: &granted)
+                settle(line, granted: &granted, movedOn: true)
             }
         }
         request.firstLine = nil
@@ -303,10 +314,12 @@ package final class ExclusivityManager: @unchecked Sendable {
     }
 
     /// The procedures a withdrawal granted their categories, told once the lock is released:
-    /// the first inline, since releasing one category usually grants one request.
+    /// the first inline, since releasing one category usually grants one request. With the
+    /// procedures that became first in a line but still wait, whose waits are then checked.
     private struct Grants {
         var first: Procedure?
         var more: [Procedure] = []
+        var waitsToCheck: [Procedure] = []
 
         mutating func append(_ procedure: Procedure) {
             if first == nil { first = procedure } else { more.append(procedure) }
@@ -315,6 +328,7 @@ package final class ExclusivityManager: @unchecked Sendable {
         func run() {
             first?.exclusivityGranted()
             for procedure in more { procedure.exclusivityGranted() }
+            for procedure in waitsToCheck { WaitForGraph.checkWaits(of: procedure) }
         }
     }
 
@@ -349,6 +363,20 @@ package final class ExclusivityManager: @unchecked Sendable {
             guard request.status == .waiting else { return nil }
             guard let line = request.joinedLine(where: { $0.first != nil && $0.first !== request }) else { return nil }
             return (line.category, line.first?.procedure)
+        }
+    }
+
+    /// While `request` waits: each of its categories that someone else is ahead of it for,
+    /// with that one's procedure (see ``holder(of:)``). It waits for every one of them: any
+    /// of them can be the one that never lets go.
+    func blockers(of request: ExclusivityRequest) -> [(category: String, holder: Procedure)] {
+        lock.withLock {
+            guard request.status == .waiting else { return [] }
+            var found: [(category: String, holder: Procedure)] = []
+            request.forEachJoinedLine { line in
+                if let first = line.first, first !== request, let holder = first.procedure { found.append((line.category, holder)) }
+            }
+            return found
         }
     }
 

@@ -66,7 +66,12 @@ extension Procedure {
             let (readyAction, stillWaiting) = lock.withLock {
                 (state.lifecycle.dependenciesFinished(alreadyFinished), state.phase == .waiting)
             }
-            if stillWaiting { Procedure.checkForCycle(through: self) }
+            if stillWaiting {
+                Procedure.checkForCycle(through: self)
+                if WaitForGraph.mayHaveWaitsBeyondDependencies, mayCloseACycleThroughOtherWaits(owner: owner) {
+                    WaitForGraph.checkWaits(of: self, limit: WaitForGraph.dependencySearchLimit)
+                }
+            }
             return .claimed(readyAction)
         }
     }
@@ -129,10 +134,26 @@ extension Procedure {
         recordReady(action)
         switch action {
         case .none: return
-        case .schedule(let scheduler): if scheduler.submit(self) { checkSlotWait(on: scheduler) }
+        case .schedule(let scheduler):
+            guard scheduler.submit(self) else { return }
+            // One made ready by a cancel may hold categories granted before it: it gives
+            // them back while it waits for a slot, as one whose gate opened does.
+            if let request = lock.withLock({ state.gate?.request }) {
+                ExclusivityManager.shared.slotDecided(for: request, waits: true)
+            }
+            checkSlotWait(on: scheduler)
         case .start: startAfterWaiting()
         case .checkConditions: beginCheckingConditions()
         }
+    }
+
+    /// True if its dependency wait, which just began, may close a cycle through other kinds of
+    /// waits: something waits for it already (a dependent, its children waiting for it to
+    /// start), or it is a child of a running group that something may wait for.
+    private func mayCloseACycleThroughOtherWaits(owner: (any ProcedureOwner)?) -> Bool {
+        if hasWaiters || !waitedForWhileRunning.isEmpty { return true }
+        guard let group = owner as? Procedure, group.hasStarted else { return false }
+        return group.mayBeWaitedFor
     }
 
     /// A wait for a slot of `scheduler` began: only a slot holder that waits itself can lead

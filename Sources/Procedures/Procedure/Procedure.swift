@@ -353,6 +353,13 @@ open class Procedure: Operation, @unchecked Sendable {
         }
     }
 
+    /// True if something may wait for it: its dependents, its categories' waiters, its
+    /// enclosing group, or a procedure waiting for a slot of its owner.
+    var mayBeWaitedFor: Bool {
+        let (owner, request, hasWaiters) = lock.withLock { (state.owner, state.gate?.request, !state.waiters.isEmpty) }
+        return request != nil || hasWaiters || owner is Procedure || (owner?.scheduler.counts.waiting ?? 0) > 0
+    }
+
     /// True once it has started (a group runs its children from then on).
     var hasStarted: Bool { lock.withLock { state.phase >= .started } }
 

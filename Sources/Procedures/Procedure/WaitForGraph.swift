@@ -1,5 +1,6 @@
 import Foundation
 import ProceduresSupport
+import Synchronization
 
 /// One wait of the wait-for graph: `waiter` cannot go on until `target` finishes (or lets go
 /// of what it holds).
@@ -50,6 +51,20 @@ enum WaitForGraph {
     /// Serialises finding a cycle with ending it, so that two threads closing the same cycle
     /// find and end it once. Nothing under it runs user code (names are read before).
     private static let searchLock = Lock()
+
+    /// How many groups exist: with none, and no category in use, every cycle is one of
+    /// dependencies alone, which `checkForCycle` finds; a dependency wait is then not searched.
+    static let liveGroups = Atomic<Int>(0)
+
+    /// True if a wait other than a dependency can exist (a group, a category in use).
+    static var mayHaveWaitsBeyondDependencies: Bool {
+        liveGroups.load(ordering: .relaxed) > 0 || ExclusivityManager.shared.linesInUse.load(ordering: .relaxed) > 0
+    }
+
+    /// How many procedures a search begun by a dependency wait reads at most: such waits
+    /// are many (a chain behind a pending barrier reaches every procedure before it), and a
+    /// cycle closed by one through a group or category is short in practice.
+    static let dependencySearchLimit = 1_000
 
     /// What `procedure` waits for now. `unclaimed`: count the dependencies of a procedure not
     /// yet added too (for a condition's dependencies, which the gate adds itself).
@@ -109,8 +124,10 @@ enum WaitForGraph {
                 edges.append(WaitEdge(waiter: procedure, kind: .slot, target: holder))
             }
         case .running(let takingBack):
-            if let takingBack, let blocker = ExclusivityManager.shared.blocker(of: takingBack), let holder = blocker.holder {
-                edges.append(WaitEdge(waiter: procedure, kind: .category(blocker.category), target: holder))
+            if let takingBack {
+                for blocker in ExclusivityManager.shared.blockers(of: takingBack) {
+                    edges.append(WaitEdge(waiter: procedure, kind: .category(blocker.category), target: blocker.holder))
+                }
             }
             for child in procedure.waitedForWhileRunning where !child.isFinished {
                 edges.append(WaitEdge(waiter: procedure, kind: .child, target: child))
@@ -131,8 +148,10 @@ enum WaitForGraph {
         case .dependencies(let dependencies):
             return dependencies.filter { !$0.isFinished }.map { WaitEdge(waiter: procedure, kind: .conditionDependency, target: $0) }
         case .exclusivity:
-            guard let request, let blocker = ExclusivityManager.shared.blocker(of: request), let holder = blocker.holder else { return [] }
-            return [WaitEdge(waiter: procedure, kind: .category(blocker.category), target: holder)]
+            guard let request else { return [] }
+            return ExclusivityManager.shared.blockers(of: request).map {
+                WaitEdge(waiter: procedure, kind: .category($0.category), target: $0.holder)
+            }
         case .nothing, .queueResume, .condition:
             return []
         }
@@ -144,13 +163,14 @@ enum WaitForGraph {
     /// waiting for dependencies, a category, children or its group goes on once all it waits
     /// for do; one waiting for a slot once any holder does). If the waiter is left unmarked,
     /// the cycle is followed through unmarked procedures back to it. O(procedures + waits).
-    static func cycle(closedBy waits: [WaitEdge], unclaimed: Bool = false) -> [WaitEdge]? {
+    static func cycle(closedBy waits: [WaitEdge], unclaimed: Bool = false, limit: Int = .max) -> [WaitEdge]? {
         guard let start = waits.first?.waiter else { return nil }
         // Reachable waits, by procedure.
         var index: [ObjectIdentifier: Int] = [ObjectIdentifier(start): 0]
         var nodes: [(procedure: Procedure, waits: [WaitEdge])] = [(start, waits)]
         var next = 0
         while next < nodes.count {
+            if nodes.count > limit { return nil }
             for wait in nodes[next].waits where index[ObjectIdentifier(wait.target)] == nil {
                 index[ObjectIdentifier(wait.target)] = nodes.count
                 nodes.append((wait.target, edges(of: wait.target, unclaimed: unclaimed)))
@@ -215,10 +235,10 @@ enum WaitForGraph {
     /// Looks for a cycle that `waiter`'s current waits close, and ends it if there is one.
     /// True if it found one.
     @discardableResult
-    static func checkWaits(of waiter: Procedure) -> Bool {
+    static func checkWaits(of waiter: Procedure, limit: Int = .max) -> Bool {
         let waits = edges(of: waiter)
         guard !waits.isEmpty else { return false }
-        return check(waits)
+        return check(waits, limit: limit)
     }
 
     /// Looks for a cycle that `waits` (of one procedure) close, and ends it if there is one.
@@ -226,17 +246,35 @@ enum WaitForGraph {
     /// through their waiter then ends by cancelling it, and true tells the caller not to
     /// begin them. Otherwise true if a cycle was found (and ended).
     @discardableResult
-    static func check(_ waits: [WaitEdge], unclaimed: Bool = false, prospective: Bool = false) -> Bool {
+    static func check(_ waits: [WaitEdge], unclaimed: Bool = false, prospective: Bool = false, limit: Int = .max) -> Bool {
         guard let start = waits.first?.waiter, mayLeadFurther(waits, unclaimed: unclaimed) else { return false }
         let found = searchLock.withLock { () -> [WaitEdge]? in
-            guard let cycle = cycle(closedBy: waits, unclaimed: unclaimed) else { return nil }
+            guard let cycle = cycle(closedBy: waits, unclaimed: unclaimed, limit: limit) else { return nil }
             let unbegun = prospective && cycle[0].waiter === start
             return stillHolds(cycle, unclaimed: unclaimed, prospective: unbegun) ? cycle : nil
         }
         guard let found else { return false }
         let throughStart = found[0].waiter === start
         end(found, victim: prospective && throughStart ? found[0] : nil)
-        return prospective ? throughStart : true
+        if prospective { return throughStart }
+        // Its procedures may be stuck in another cycle too (the victim's cancel has taken
+        // effect by now): look again from each, a bounded number of times.
+        var pending = found.map(\.waiter)
+        var ended = 1
+        while let waiter = pending.popLast(), ended < 16 {
+            guard waiter.mayWait else { continue }
+            let again = edges(of: waiter)
+            guard !again.isEmpty,
+                let cycle = searchLock.withLock({ () -> [WaitEdge]? in
+                    guard let cycle = cycle(closedBy: again, limit: limit) else { return nil }
+                    return stillHolds(cycle, unclaimed: false, prospective: false) ? cycle : nil
+                })
+            else { continue }
+            end(cycle, victim: nil)
+            ended += 1
+            pending += cycle.map(\.waiter)
+        }
+        return true
     }
 
     /// Reports the cycle and cancels the procedure whose cancel ends a wait at once: one that

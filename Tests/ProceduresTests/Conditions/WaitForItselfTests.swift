@@ -56,6 +56,32 @@ final class WaitForItselfTests: MisuseRecordingTestCase {
         XCTAssertFalse(ExclusivityManager.isInUse("\(shared)-other"), "all-or-nothing: nothing was taken")
     }
 
+    /// Its other category is held by a procedure outside the group, so the child is not first
+    /// in that line either: it still waits for its own group, and that is found at once.
+    func testChildAskingForItsGroupsCategoryAndOneHeldOutsideIsCancelledAndTheGroupFinishes() {
+        let shared = category(), other = category()
+        let holder = HeldProcedure(name: "holder")
+        holder.addCondition(MutuallyExclusive(category: other))
+        let queue = ProcedureQueue()
+        queue.addOperation(holder)
+        wait(for: [holder.executing], timeout: bound)
+        let child = TestProcedure(name: "child")
+        child.addCondition(MutuallyExclusive(category: other))
+        child.addCondition(MutuallyExclusive(category: shared))
+        let group = GroupProcedure(operations: [child])
+        group.name = "group"
+        group.addCondition(MutuallyExclusive(category: shared))
+        queue.addOperation(group)
+        wait(for: group, timeout: bound)
+        assertProcedureCancelled(child, withErrors: true)
+        XCTAssertEqual(deadlockReason(child), "child waits for category \"\(shared)\" held by group; group waits for its child child")
+        XCTAssertEqual(misuse.kinds(about: child), [.deadlock])
+        holder.release()
+        wait(for: holder, timeout: bound)
+        waitUntilReleased(shared)
+        waitUntilReleased(other)
+    }
+
     func testChildAskingForAnotherCategoryThanItsGroupRuns() {
         let child = TestProcedure(name: "child")
         child.addCondition(MutuallyExclusive(category: category()))
