@@ -18,7 +18,8 @@ struct RunSettings: Sendable {
         jobs = options.jobs ?? pipeline.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         logDirectory = URL(fileURLWithPath: options.logDirectory ?? pipeline.directory.appendingPathComponent(".steps/logs").path)
         if case .named(let names) = options.forced {
-            for name in names.sorted() where pipeline.step(named: name) == nil {
+            let known = Set(pipeline.steps.map(\.name))
+            for name in names.sorted() where !known.contains(name) {
                 let hint = PipelineFile.closest(to: name, among: pipeline.steps.map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
                 throw .usage("--force \(name): no step is named '\(name)'\(hint)")
             }

@@ -27,18 +27,21 @@ struct PipelineChecker {
         if raw.steps.isEmpty { report(["steps"], "field 'steps': the pipeline has no steps") }
 
         var firstIndex: [String: Int] = [:]
+        var names: [String] = []
         for (index, step) in raw.steps.enumerated() {
             let path = ["steps", "[\(index)]", "name"]
-            if step.name.isEmpty || !step.name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) {
+            if step.name.isEmpty || !step.name.utf8.allSatisfy(Self.isNameByte) {
                 report(path, "steps[\(index)]: field 'name': '\(step.name)' is not a valid step name (use letters, digits, '.', '_' and '-')")
             } else if let earlier = firstIndex[step.name] {
                 report(path, "step '\(step.name)': the name is already used by steps[\(earlier)]")
             } else {
                 firstIndex[step.name] = index
+                names.append(step.name)
             }
         }
 
         var steps: [Step] = []
+        knownNames = names
         for (index, rawStep) in raw.steps.enumerated() {
             if let step = check(rawStep, at: index, names: firstIndex) { steps.append(step) }
         }
@@ -52,7 +55,7 @@ struct PipelineChecker {
     }
 
     private mutating func check(_ raw: RawStep, at index: Int, names: [String: Int]) -> Step? {
-        let base = ["steps", "[\(index)]"]
+        var base: [String] { ["steps", "[\(index)]"] }  // made only for a problem
         let who = "step '\(raw.name)'"
         let problemsBefore = problems.count
         func field(_ name: String) -> [String] { base + [name] }
@@ -64,7 +67,7 @@ struct PipelineChecker {
         case (.some, .some):
             report(field("argv"), "\(who): give either 'run' or 'argv', not both")
         case (let run?, nil):
-            if run.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            if run.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
                 report(field("run"), "\(who): field 'run': the command is empty")
             }
             command = .shell(run)
@@ -74,15 +77,16 @@ struct PipelineChecker {
         }
 
         var needs: [String] = []
+        var needed: Set<String>?  // `needs`, once it is too long to look through
         for (position, need) in (raw.needs ?? []).enumerated() {
             let path = field("needs") + ["[\(position)]"]
             if need == raw.name {
                 report(path, "\(who): field 'needs': a step cannot need itself")
             } else if names[need] == nil {
-                let hint = PipelineFile.closest(to: need, among: Array(names.keys)).map { " (did you mean '\($0)'?)" } ?? ""
-                report(path, "\(who): field 'needs': no step is named '\(need)'\(hint)")
-            } else if !needs.contains(need) {
+                report(path, "\(who): field 'needs': no step is named '\(need)'\(suggestion(for: need))")
+            } else if !(needed?.contains(need) ?? needs.contains(need)) {
                 needs.append(need)
+                if needed != nil { needed!.insert(need) } else if needs.count == 16 { needed = Set(needs) }
             }
         }
 
@@ -172,6 +176,30 @@ struct PipelineChecker {
             report(path, "\(who): field '\(name)': only exclusions ('!'); give the patterns they take files from")
         }
         return GlobPatternList(patterns: patterns)
+    }
+
+    /// Whether a step name may hold `byte`: ASCII letters and digits, '.', '_' and '-'.
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The valid step names, in the order of the file, for suggestions.
+    private var knownNames: [String] = []
+    /// How many more misspelt step names get a suggestion: each search reads every name, so
+    /// a file of many misspellings gets suggestions for its first few, not a quadratic check.
+    private var suggestionsLeft = 20
+
+    /// " (did you mean 'x'?)" for a name no step has, or nothing.
+    private mutating func suggestion(for name: String) -> String {
+        guard suggestionsLeft > 0 else { return "" }
+        suggestionsLeft -= 1
+        return PipelineFile.closest(to: name, among: knownNames).map { " (did you mean '\($0)'?)" } ?? ""
     }
 
     /// The largest `jobs` (and `--jobs`) and `retry.attempts` accepted: far more than any

@@ -106,9 +106,15 @@ struct PipelineSchemaReader {
     /// An object's fields, where it is, and the step it belongs to (for messages).
     private struct Fields {
         var object: JSONValue
-        var members: [String: JSONValue]
+        var members: [JSONValue.Member]
         var path: [String]
         var step: String?
+
+        /// The value of field `name`: a look at each member, as many as the few a reader asks
+        /// for (cheaper than hashing every name, and linear however large the object).
+        subscript(name: String) -> JSONValue? {
+            members.first { $0.key == name }?.value
+        }
     }
 
     /// The fields of an object; an unknown field is a problem (each one is reported).
@@ -117,9 +123,8 @@ struct PipelineSchemaReader {
             mismatch(value, expected: "an object", at: path, step: step)
             return nil
         }
-        var fields = Fields(object: value, members: [:], path: path, step: step)
+        let fields = Fields(object: value, members: members, path: path, step: step)
         for member in members {
-            fields.members[member.key] = member.value
             guard !known.contains(member.key) else { continue }
             let suggestion = PipelineFile.closest(to: member.key, among: known).map { " (did you mean '\($0)'?)" } ?? ""
             note(member.value.offset, "\(Self.subject(path, step: step)): unknown field '\(member.key)'\(suggestion); known fields: \(known.joined(separator: ", "))")
@@ -131,7 +136,7 @@ struct PipelineSchemaReader {
     private mutating func field<T>(
         _ fields: Fields, _ name: String, required: Bool = false, _ read: (inout Self, JSONValue, [String]) -> T?
     ) -> T? {
-        guard let value = fields.members[name], required || !value.isNull else {
+        guard let value = fields[name], required || !value.isNull else {
             if required { note(fields.object.offset, "\(Self.subject(fields.path, step: fields.step)): missing field '\(name)'") }
             return nil
         }
