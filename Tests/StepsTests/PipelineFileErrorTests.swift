@@ -100,6 +100,32 @@ final class PipelineFileErrorTests: StepsTestCase {
             """#), ["pipeline.json:2:3: cycle in needs: probe -> report -> probe"], "reading a step's output waits for it, so it can close a cycle")
     }
 
+    func testEveryCycleIsReportedOnceWithTheOtherProblems() throws {
+        XCTAssertEqual(try problems(#"""
+            { "steps": [
+              { "name": "a", "run": "x", "needs": ["c"] },
+              { "name": "b", "run": "x", "needs": ["a"] },
+              { "name": "c", "run": "x", "needs": ["b"] },
+              { "name": "d", "run": "x", "needs": ["d"] }
+            ] }
+            """#), [
+                "pipeline.json:2:39: cycle in needs: a -> c -> b -> a",
+                "pipeline.json:5:40: step 'd': field 'needs': a step cannot need itself",
+            ])
+        XCTAssertEqual(try problems(#"""
+            { "steps": [
+              { "name": "a", "run": "x", "needs": ["b"] },
+              { "name": "b", "run": "x", "needs": ["a"] },
+              { "name": "c", "run": "x", "needs": ["e"] },
+              { "name": "d", "run": "x", "needs": ["c"] },
+              { "name": "e", "run": "x", "needs": ["d", "a"] }
+            ] }
+            """#), [
+                "pipeline.json:2:39: cycle in needs: a -> b -> a",
+                "pipeline.json:4:39: cycle in needs: c -> e -> d -> c",
+            ], "two separate cycles, each once; a step needing a cycle is in none")
+    }
+
     func testAnEmptyPipelineAndAMissingFile() throws {
         XCTAssertEqual(try problems(#"{ "steps": [] }"#), ["pipeline.json:1:12: field 'steps': the pipeline has no steps"])
         let missing = try run(["nowhere.json"])

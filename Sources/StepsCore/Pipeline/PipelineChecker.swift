@@ -45,12 +45,8 @@ struct PipelineChecker {
         for (index, rawStep) in raw.steps.enumerated() {
             if let step = check(rawStep, at: index, names: firstIndex) { steps.append(step) }
         }
+        reportCycles(raw.steps, names: firstIndex)
         guard problems.isEmpty else { return nil }
-        if let cycle = Self.findCycle(in: steps) {
-            let first = firstIndex[cycle[0]] ?? 0
-            report(["steps", "[\(first)]", "needs"], "cycle in needs: \(cycle.joined(separator: " -> "))")
-            return nil
-        }
         return Pipeline(steps: steps, directory: directory, jobs: jobs, environment: raw.env ?? [:])
     }
 
@@ -214,34 +210,32 @@ struct PipelineChecker {
         value == value.rounded() && value >= 1 && value <= Double(largestCount) ? Int(value) : nil
     }
 
-    /// A cycle through `dependencies`, as names ending where they start, or nil.
-    /// Iterative depth-first search: linear, and no deep recursion on a long chain.
-    static func findCycle(in steps: [Step]) -> [String]? {
-        let index = Dictionary(uniqueKeysWithValues: steps.enumerated().map { ($1.name, $0) })
-        let edges = steps.map { $0.dependencies.compactMap { index[$0] } }
-        var state = [UInt8](repeating: 0, count: steps.count)  // 0 new, 1 on the path, 2 done
-        for root in steps.indices where state[root] == 0 {
-            var path: [(node: Int, next: Int)] = [(root, 0)]
-            state[root] = 1
-            while let top = path.last {
-                if top.next < edges[top.node].count {
-                    path[path.count - 1].next += 1
-                    let target = edges[top.node][top.next]
-                    if state[target] == 1 {
-                        let start = path.firstIndex { $0.node == target }!
-                        let names = path[start...].map { steps[$0.node].name }
-                        return names + [steps[target].name]
-                    }
-                    if state[target] == 0 {
-                        state[target] = 1
-                        path.append((target, 0))
-                    }
-                } else {
-                    state[top.node] = 2
-                    path.removeLast()
-                }
-            }
+    /// Every cycle among the steps, each once, at its first step's `needs`: drawn from the
+    /// file as written (every named step's `needs` and `when.output` that name another step),
+    /// so that the other problems of the file do not hide one. A step that names itself is
+    /// reported where it does so.
+    private mutating func reportCycles(_ steps: [RawStep], names: [String: Int]) {
+        var nodes: [Int] = []  // the file index of each step with a name of its own
+        var node = [Int](repeating: -1, count: steps.count)  // and back
+        for (index, step) in steps.enumerated() where names[step.name] == index {
+            node[index] = nodes.count
+            nodes.append(index)
         }
-        return nil
+        let edges = nodes.map { index in
+            var targets: [Int] = []
+            for name in steps[index].needs ?? [] {
+                if let target = names[name], target != index { targets.append(node[target]) }
+            }
+            if let name = steps[index].when?.output, let target = names[name], target != index { targets.append(node[target]) }
+            return targets
+        }
+        for cycle in DependencyCycles.find(edges: edges) {
+            let path = cycle.path.map { steps[nodes[$0]].name }
+            var message = "cycle in needs: " + path.joined(separator: " -> ")
+            if !cycle.others.isEmpty {
+                message += " (also in cycles with these steps: " + cycle.others.map { steps[nodes[$0]].name }.joined(separator: ", ") + ")"
+            }
+            report(["steps", "[\(nodes[cycle.path[0]])]", "needs"], message)
+        }
     }
 }
