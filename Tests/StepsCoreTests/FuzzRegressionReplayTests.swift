@@ -32,6 +32,7 @@ final class FuzzRegressionReplayTests: XCTestCase {
                 let dumps = ["(location:", "FoundationEssentials", "Optional(", "DecodingError"].filter { !text.contains($0) }
                 for line in error.lines {
                     XCTAssertNotNil(line.range(of: #"^fuzz\.json:[0-9]+:[0-9]+: "#, options: .regularExpression), "\(name): not located: \(line)")
+                    XCTAssertFalse(line.unicodeScalars.contains(where: String.needsEscape), "\(name): a control character in \(line.debugDescription)")
                     for dump in dumps {
                         XCTAssertFalse(line.contains(dump), "\(name): \(line)")
                     }

@@ -27,6 +27,9 @@ final class FuzzRegressionTests: StepsTestCase {
             let text = String(decoding: try Data(contentsOf: input), as: UTF8.self)
             let dumps = ["(location:", "FoundationEssentials", "Optional(", "DecodingError"].filter { !text.contains($0) }
             for line in result.errorLines {
+                // One line each (a line break in a quoted name would leave a line without its place), no control characters.
+                XCTAssertFalse(line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) },
+                    "\(input.lastPathComponent): a control character in \(line.debugDescription)")
                 XCTAssertNotNil(line.range(of: "^" + NSRegularExpression.escapedPattern(for: input.path) + ":[0-9]+:[0-9]+: ", options: .regularExpression),
                     "\(input.lastPathComponent): not located: \(line)")
                 for dump in dumps {

@@ -126,6 +126,19 @@ final class PipelineFileErrorTests: StepsTestCase {
             ], "two separate cycles, each once; a step needing a cycle is in none")
     }
 
+    func testNamesAndValuesAreQuotedEscapedOnOneLine() throws {
+        XCTAssertEqual(try problems(#"{ "steps": [ { "name": "a", "run": "x", "ne\neds": ["b"] } ] }"#),
+            ["pipeline.json:1:52: step 'a': unknown field 'ne\\neds' (did you mean 'needs'?); known fields: name, run, argv, needs, retry, timeout, exclusive, when, continueOnError, env, cwd, sources, generates"])
+        XCTAssertEqual(try problems(#"{ "steps": [ { "name": "\u001b[31mred", "run": "x" }, { "name": "b", "run": "x", "needs": ["\r\u2028xyz"] } ] }"#), [
+            "pipeline.json:1:24: steps[0]: field 'name': '\\u{1B}[31mred' is not a valid step name (use letters, digits, '.', '_' and '-')",
+            "pipeline.json:1:92: step 'b': field 'needs': no step is named '\\r\\u{2028}xyz'",
+        ])
+        let strange = try write(#"{ "steps": [] }"#, to: "new\nline\u{1B}.json")
+        let result = try run([strange])
+        XCTAssertEqual(result.errorLines, [strange.replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\u{1B}", with: "\\u{1B}") + ":1:12: field 'steps': the pipeline has no steps"],
+            "the file's own name too")
+    }
+
     func testAnEmptyPipelineAndAMissingFile() throws {
         XCTAssertEqual(try problems(#"{ "steps": [] }"#), ["pipeline.json:1:12: field 'steps': the pipeline has no steps"])
         let missing = try run(["nowhere.json"])

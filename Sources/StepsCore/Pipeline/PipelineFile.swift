@@ -14,7 +14,7 @@ enum PipelineFile {
         do {
             data = try FileReader.contents(of: path, limit: largestFile)
         } catch {
-            throw PipelineError(lines: ["\(path): cannot read: \(error.reason)"])
+            throw PipelineError(lines: ["\(path): cannot read: \(error.reason)".escapingControlCharacters])
         }
         return try parse(data, named: path, directory: URL(fileURLWithPath: path).deletingLastPathComponent())
     }
@@ -40,13 +40,14 @@ enum PipelineFile {
     }
 
     /// `file:line:column: message` for each problem, in the order of the file (problems about
-    /// the same place keep the order they were found in).
+    /// the same place keep the order they were found in). A message quotes the file's names
+    /// and values as they are written, so each line is escaped: one line, no control characters.
     static func render(_ problems: [PipelineProblem], file: String, positions: TextPositions) -> [String] {
         let places = positions.positions(of: problems.compactMap(\.offset))
         let sorted = problems.enumerated().sorted { ($0.element.offset ?? -1, $0.offset) < ($1.element.offset ?? -1, $1.offset) }
         return sorted.map { _, problem in
             let place = problem.offset.flatMap { places[$0] }.map { "\(file):\($0)" } ?? file
-            return "\(place): \(problem.message)"
+            return "\(place): \(problem.message)".escapingControlCharacters
         }
     }
 
