@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresTestSupport
 import XCTest
 
 /// The inputs the fuzzer (Fuzz/, `make fuzz`) keeps as regressions, and the example
@@ -10,10 +11,7 @@ final class FuzzRegressionTests: StepsTestCase {
 
     func testEveryFuzzRegressionIsAPlanOrLocatedProblems() throws {
         var inputs: [URL] = []
-        for folder in ["Fuzz/regressions", "Examples"] {
-            let url = root.appendingPathComponent(folder)
-            inputs += try FileManager.default.contentsOfDirectory(atPath: url.path).sorted().map { url.appendingPathComponent($0) }
-        }
+        for folder in ["Fuzz/regressions", "Examples"] { inputs += try PipelineFiles.all(in: root.appendingPathComponent(folder)) }
         XCTAssertGreaterThan(inputs.count, 10)
         for input in inputs {
             let result = try run([input.path, "--dry-run"])
