@@ -53,8 +53,15 @@ struct RunSettings: Sendable {
             forced: first ? options.forced : .none)
         let context = RunContext(
             pipeline: pipeline, logDirectory: logDirectory, display: display, gracePeriod: options.gracePeriod, upToDate: upToDate,
-            outputMode: options.output ?? .automatic(onTerminal: terminal))
+            outputMode: options.output ?? .automatic(onTerminal: terminal), logDirectoryNote: logDirectoryNote)
         return PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath, explain: options.explain)
+    }
+
+    /// The bundled example's logs go with its temporary directory at exit, unless `--logs` put
+    /// them elsewhere: the summary says so.
+    var logDirectoryNote: String? {
+        guard options.pipelinePath == nil, options.logDirectory == nil else { return nil }
+        return "(removed at exit with the bundled example's directory; --logs DIR keeps them)"
     }
 
     /// Says, on the run's display, that it starts.

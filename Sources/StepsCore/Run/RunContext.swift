@@ -16,6 +16,8 @@ final class RunContext: @unchecked Sendable {
     let upToDate: UpToDateTracker?
     /// What the terminal shows of what steps print.
     let outputMode: OutputMode
+    /// Said after the log directory in the summary: that it goes at exit (the bundled example's).
+    let logDirectoryNote: String?
 
     private let lock = NSLock()
     private var stopping = false
@@ -28,9 +30,10 @@ final class RunContext: @unchecked Sendable {
 
     init(
         pipeline: Pipeline, logDirectory: URL, display: any Display, gracePeriod: TimeInterval = 2,
-        upToDate: UpToDateTracker? = nil, outputMode: OutputMode = .failed
+        upToDate: UpToDateTracker? = nil, outputMode: OutputMode = .failed, logDirectoryNote: String? = nil
     ) {
         self.pipeline = pipeline
+        self.logDirectoryNote = logDirectoryNote
         self.upToDate = upToDate
         self.outputMode = outputMode
         self.gracePeriod = gracePeriod
