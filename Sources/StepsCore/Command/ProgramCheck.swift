@@ -39,8 +39,8 @@ struct ProgramCheck {
             if known == nil {
                 if usual { usualAnswers[program] = answer } else { answers[lookup] = answer }
             }
-            let who = "step '\(step.name)'"
-            let mayBeMade = !step.dependencies.isEmpty
+            var who: String { "step '\(step.name)'" }
+            var mayBeMade: Bool { !step.dependencies.isEmpty }  // asked only of a missing program or directory
             switch answer {
             case .found:
                 break

@@ -52,7 +52,7 @@ struct PipelineChecker {
 
     private mutating func check(_ raw: RawStep, at index: Int, names: [String: Int]) -> Step? {
         var base: [String] { ["steps", "[\(index)]"] }  // made only for a problem
-        let who = "step '\(raw.name)'"
+        var who: String { "step '\(raw.name)'" }  // made only for a problem
         let problemsBefore = problems.count
         func field(_ name: String) -> [String] { base + [name] }
 
@@ -75,7 +75,7 @@ struct PipelineChecker {
         var needs: [String] = []
         var needed: Set<String>?  // `needs`, once it is too long to look through
         for (position, need) in (raw.needs ?? []).enumerated() {
-            let path = field("needs") + ["[\(position)]"]
+            var path: [String] { field("needs") + ["[\(position)]"] }  // made only for a problem
             if need == raw.name {
                 report(path, "\(who): field 'needs': a step cannot need itself")
             } else if names[need] == nil {

@@ -38,9 +38,11 @@ struct PipelinePlan {
     func render(jobs: Int) -> String {
         let width = min(28, stages.map(\.step.name.count).max() ?? 0)
         var text = "Plan: \(stages.count) step(s), at most \(jobs) at a time; each stage starts once the steps it needs have succeeded.\n"
+        let indent = String(repeating: " ", count: 9 + width)  // under the command, for names that fit
         for (step, stage) in stages {
             var details: [String] = []
-            if !step.dependencies.isEmpty { details.append("needs " + step.dependencies.joined(separator: ", ")) }
+            let dependencies = step.dependencies
+            if !dependencies.isEmpty { details.append("needs " + dependencies.joined(separator: ", ")) }
             if let retry = step.retry, retry.attempts > 1 {
                 details.append("retry \(retry.attempts)x" + (retry.backoff > 0 ? " (back-off \(retry.backoff.formatted)s)" : ""))
             }
@@ -54,9 +56,19 @@ struct PipelinePlan {
             if let generates = step.generates, !generates.patterns.isEmpty {
                 details.append("generates " + generates.patterns.map(\.text).joined(separator: ", "))
             }
-            let name = step.name.rightPadded(to: width)
-            text += "  \(String(stage).leftPadded(to: 3))  \(name)  $ \(step.commandLine)\n"
-            if !details.isEmpty { text += "       " + String(repeating: " ", count: max(width, step.name.count)) + "  " + details.joined(separator: " · ") + "\n" }
+            // Appended piece by piece: a plan can have 100,000 lines.
+            text += "  "
+            text += String(stage).leftPadded(to: 3)
+            text += "  "
+            text += step.name.rightPadded(to: width)
+            text += "  $ "
+            text += step.commandLine
+            text += "\n"
+            if !details.isEmpty {
+                text += step.name.utf8.count <= width ? indent : String(repeating: " ", count: 9 + step.name.count)
+                text += details.joined(separator: " · ")
+                text += "\n"
+            }
         }
         return text
     }
