@@ -19,6 +19,8 @@ enum PipelineFuzzCheck {
                 .filter { !text.contains($0) }
             for line in error.lines {
                 require(line.hasPrefix(file + ":"), "a problem that does not name the file: \(line)")
+                // One line each, that does nothing to a terminal: what it quotes is escaped.
+                require(!line.unicodeScalars.contains(where: String.needsEscape), "a message with a control character: \(line.debugDescription)")
                 // Messages are written for people: no Swift value dumps.
                 for dump in dumps {
                     require(!line.contains(dump), "a message with a Swift dump: \(line)")

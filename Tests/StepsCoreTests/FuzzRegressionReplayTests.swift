@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresTestSupport
 import XCTest
 @testable import StepsCore
 
@@ -11,10 +12,7 @@ final class FuzzRegressionReplayTests: XCTestCase {
 
     func testEveryRegressionIsAPipelineOrLocatedProblems() throws {
         var inputs: [URL] = []
-        for folder in ["Fuzz/regressions", "Examples"] {
-            let url = root.appendingPathComponent(folder)
-            inputs += try FileManager.default.contentsOfDirectory(atPath: url.path).sorted().map { url.appendingPathComponent($0) }
-        }
+        for folder in ["Fuzz/regressions", "Examples"] { inputs += try PipelineFiles.all(in: root.appendingPathComponent(folder)) }
         XCTAssertGreaterThan(inputs.count, 10)
         var refused = 0
         for input in inputs {
@@ -32,13 +30,14 @@ final class FuzzRegressionReplayTests: XCTestCase {
                 let dumps = ["(location:", "FoundationEssentials", "Optional(", "DecodingError"].filter { !text.contains($0) }
                 for line in error.lines {
                     XCTAssertNotNil(line.range(of: #"^fuzz\.json:[0-9]+:[0-9]+: "#, options: .regularExpression), "\(name): not located: \(line)")
+                    XCTAssertFalse(line.unicodeScalars.contains(where: String.needsEscape), "\(name): a control character in \(line.debugDescription)")
                     for dump in dumps {
                         XCTAssertFalse(line.contains(dump), "\(name): \(line)")
                     }
                 }
             }
         }
-        XCTAssertEqual(refused, try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Fuzz/regressions").path).count,
+        XCTAssertEqual(refused, try PipelineFiles.all(in: root.appendingPathComponent("Fuzz/regressions")).count,
             "every regression is a file that cannot run")
     }
 }

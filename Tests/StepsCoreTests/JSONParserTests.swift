@@ -33,6 +33,26 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(root.offset(of: ["b"]), 38)
     }
 
+    func testLongListsAndObjectsKeepEveryElementInOrderWithItsOffset() throws {
+        let count = 50_000
+        let members = (0..<count).map { #""k\#($0)":[\#($0),{"v":\#($0)}]"# }.joined(separator: ",")
+        let root = try parse("{" + members + "}")
+        guard case .object(let read) = root.kind else { return XCTFail("an object") }
+        XCTAssertEqual(read.count, count)
+        XCTAssertEqual(read.map(\.key), (0..<count).map { "k\($0)" })
+        var offset = 1
+        for (index, member) in read.enumerated() {
+            offset += "\"k\(index)\":".utf8.count
+            XCTAssertEqual(member.value.offset, offset)
+            guard case .array(let pair) = member.value.kind, case .number(let number) = pair[0].kind, case .number(let inner)? = pair[1]["v"]?.kind else {
+                return XCTFail("member \(index)")
+            }
+            XCTAssertEqual([number, inner], [Double(index), Double(index)])
+            offset += "[\(index),{\"v\":\(index)}],".utf8.count
+        }
+        XCTAssertEqual(failure("{" + members + #","k7":1}"#)?.message, #"JSON syntax error: the field "k7" appears twice in the same object"#)
+    }
+
     func testEscapesAreDecodedAndAWholeSurrogatePairIsOneCharacter() throws {
         let root = try parse(#"{ "\u006eame": "\"\\\/\b\f\n\r\t \u00e9 \ud83d\ude00" }"#)
         guard case .string(let text)? = root["name"]?.kind else { return XCTFail("the key's escape was decoded") }

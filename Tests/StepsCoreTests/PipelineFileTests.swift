@@ -74,6 +74,23 @@ final class PipelineFileTests: XCTestCase {
             ["p.json:1:50: cycle in needs: a -> b -> a"])
     }
 
+    func testASuggestionIsTheFirstNameWithinTwoEdits() {
+        XCTAssertEqual(PipelineFile.closest(to: "fecth", among: ["build", "fetch", "fetched"]), "fetch")
+        XCTAssertEqual(PipelineFile.closest(to: "NEED", among: ["name", "needs"]), "needs", "case does not count")
+        XCTAssertEqual(PipelineFile.closest(to: "ab", among: ["xy", "ax", "ab"]), "ab", "the nearest, not the first within two")
+        XCTAssertEqual(PipelineFile.closest(to: "ab", among: ["ax", "xb"]), "ax", "the first of equals")
+        XCTAssertNil(PipelineFile.closest(to: "deploy", among: ["build", "test"]))
+        XCTAssertNil(PipelineFile.closest(to: "a", among: ["abcd"]), "three insertions")
+        XCTAssertEqual(PipelineFile.closest(to: "", among: ["ab"]), "ab")
+        let long = String(repeating: "x", count: 100_000)
+        XCTAssertEqual(PipelineFile.closest(to: long + "y", among: [long + "zz", long]), long, "long names cost only a band of cells each")
+        for (a, b, distance) in [("kitten", "sitting", 3), ("flaw", "lawn", 2), ("abc", "abc", 0), ("abc", "acb", 2), ("", "ab", 2), ("ab", "", 2)] {
+            let measured = PipelineFile.editDistance(Array(a), Array(b), atMost: 2)
+            XCTAssertEqual(measured, distance <= 2 ? distance : nil, "\(a), \(b)")
+            XCTAssertEqual(PipelineFile.editDistance(Array(a), Array(b), atMost: 3), distance, "\(a), \(b)")
+        }
+    }
+
     func testCountsHaveTheirRealLimits() {
         XCTAssertEqual(PipelineChecker.count(1), 1)
         XCTAssertEqual(PipelineChecker.count(1_000_000), 1_000_000)

@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresTestSupport
 import XCTest
 
 /// The inputs the fuzzer (Fuzz/, `make fuzz`) keeps as regressions, and the example
@@ -10,10 +11,7 @@ final class FuzzRegressionTests: StepsTestCase {
 
     func testEveryFuzzRegressionIsAPlanOrLocatedProblems() throws {
         var inputs: [URL] = []
-        for folder in ["Fuzz/regressions", "Examples"] {
-            let url = root.appendingPathComponent(folder)
-            inputs += try FileManager.default.contentsOfDirectory(atPath: url.path).sorted().map { url.appendingPathComponent($0) }
-        }
+        for folder in ["Fuzz/regressions", "Examples"] { inputs += try PipelineFiles.all(in: root.appendingPathComponent(folder)) }
         XCTAssertGreaterThan(inputs.count, 10)
         for input in inputs {
             let result = try run([input.path, "--dry-run"])
@@ -27,6 +25,9 @@ final class FuzzRegressionTests: StepsTestCase {
             let text = String(decoding: try Data(contentsOf: input), as: UTF8.self)
             let dumps = ["(location:", "FoundationEssentials", "Optional(", "DecodingError"].filter { !text.contains($0) }
             for line in result.errorLines {
+                // One line each (a line break in a quoted name would leave a line without its place), no control characters.
+                XCTAssertFalse(line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) },
+                    "\(input.lastPathComponent): a control character in \(line.debugDescription)")
                 XCTAssertNotNil(line.range(of: "^" + NSRegularExpression.escapedPattern(for: input.path) + ":[0-9]+:[0-9]+: ", options: .regularExpression),
                     "\(input.lastPathComponent): not located: \(line)")
                 for dump in dumps {

@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresTestSupport
 import XCTest
 
 /// Keeps the pipeline guide and the example pipelines honest: every pipeline they show is
@@ -36,12 +37,11 @@ final class PipelineDocumentationTests: StepsTestCase {
     }
 
     func testEveryExamplePipelineIsValid() throws {
-        let examples = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Examples").path)
-            .filter { $0.hasSuffix(".json") }
+        let examples = try PipelineFiles.all(in: root.appendingPathComponent("Examples"))
         XCTAssertFalse(examples.isEmpty)
         for example in examples {
-            let result = try run([root.appendingPathComponent("Examples/\(example)").path, "--dry-run"])
-            XCTAssertEqual(result.status, 0, "\(example): \(result.errors)")
+            let result = try run([example.path, "--dry-run"])
+            XCTAssertEqual(result.status, 0, "\(example.lastPathComponent): \(result.errors)")
         }
     }
     /// The Observability guide's pictures are drawn from the bundled pipeline: its graph is

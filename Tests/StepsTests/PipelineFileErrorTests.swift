@@ -100,6 +100,45 @@ final class PipelineFileErrorTests: StepsTestCase {
             """#), ["pipeline.json:2:3: cycle in needs: probe -> report -> probe"], "reading a step's output waits for it, so it can close a cycle")
     }
 
+    func testEveryCycleIsReportedOnceWithTheOtherProblems() throws {
+        XCTAssertEqual(try problems(#"""
+            { "steps": [
+              { "name": "a", "run": "x", "needs": ["c"] },
+              { "name": "b", "run": "x", "needs": ["a"] },
+              { "name": "c", "run": "x", "needs": ["b"] },
+              { "name": "d", "run": "x", "needs": ["d"] }
+            ] }
+            """#), [
+                "pipeline.json:2:39: cycle in needs: a -> c -> b -> a",
+                "pipeline.json:5:40: step 'd': field 'needs': a step cannot need itself",
+            ])
+        XCTAssertEqual(try problems(#"""
+            { "steps": [
+              { "name": "a", "run": "x", "needs": ["b"] },
+              { "name": "b", "run": "x", "needs": ["a"] },
+              { "name": "c", "run": "x", "needs": ["e"] },
+              { "name": "d", "run": "x", "needs": ["c"] },
+              { "name": "e", "run": "x", "needs": ["d", "a"] }
+            ] }
+            """#), [
+                "pipeline.json:2:39: cycle in needs: a -> b -> a",
+                "pipeline.json:4:39: cycle in needs: c -> e -> d -> c",
+            ], "two separate cycles, each once; a step needing a cycle is in none")
+    }
+
+    func testNamesAndValuesAreQuotedEscapedOnOneLine() throws {
+        XCTAssertEqual(try problems(#"{ "steps": [ { "name": "a", "run": "x", "ne\neds": ["b"] } ] }"#),
+            ["pipeline.json:1:52: step 'a': unknown field 'ne\\neds' (did you mean 'needs'?); known fields: name, run, argv, needs, retry, timeout, exclusive, when, continueOnError, env, cwd, sources, generates"])
+        XCTAssertEqual(try problems(#"{ "steps": [ { "name": "\u001b[31mred", "run": "x" }, { "name": "b", "run": "x", "needs": ["\r\u2028xyz"] } ] }"#), [
+            "pipeline.json:1:24: steps[0]: field 'name': '\\u{1B}[31mred' is not a valid step name (use letters, digits, '.', '_' and '-')",
+            "pipeline.json:1:92: step 'b': field 'needs': no step is named '\\r\\u{2028}xyz'",
+        ])
+        let strange = try write(#"{ "steps": [] }"#, to: "new\nline\u{1B}.json")
+        let result = try run([strange])
+        XCTAssertEqual(result.errorLines, [strange.replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\u{1B}", with: "\\u{1B}") + ":1:12: field 'steps': the pipeline has no steps"],
+            "the file's own name too")
+    }
+
     func testAnEmptyPipelineAndAMissingFile() throws {
         XCTAssertEqual(try problems(#"{ "steps": [] }"#), ["pipeline.json:1:12: field 'steps': the pipeline has no steps"])
         let missing = try run(["nowhere.json"])

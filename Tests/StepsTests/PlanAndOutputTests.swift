@@ -137,6 +137,29 @@ final class PlanAndOutputTests: StepsTestCase {
         XCTAssertLessThan(result.seconds, 15)
     }
 
+    /// The folders the bundled example made in the test's directory (its `TMPDIR`).
+    private func demoDirectories() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("steps-demo-") }
+    }
+
+    func testTheBundledExampleLeavesNoDirectoryBehind() throws {
+        let result = try run(["--plain"], environment: ["STEPS_DEMO_DEPLOY_TOKEN": ""])
+        XCTAssertEqual(result.status, 0, result.output + result.errors)
+        XCTAssertEqual(try demoDirectories(), [], "the run's temporary directory is removed at exit")
+        let logs = try XCTUnwrap(result.output.split(separator: "\n").last { $0.hasPrefix("Logs: ") }, result.output)
+        XCTAssertTrue(logs.hasSuffix(" (removed at exit with the bundled example's directory; --logs DIR keeps them)"), String(logs))
+
+        let refused = try run(["--watch"])
+        XCTAssertEqual(refused.status, 2, refused.output + refused.errors)
+        XCTAssertEqual(try demoDirectories(), [], "nor when the run is refused")
+
+        let kept = try run(["--plain", "--logs", "demo-logs"])
+        XCTAssertEqual(kept.status, 0, kept.output + kept.errors)
+        XCTAssertEqual(try demoDirectories(), [])
+        XCTAssertTrue(kept.output.contains("Logs: \(directory.appendingPathComponent("demo-logs").path)\n") || kept.output.contains("Logs: demo-logs\n"), kept.output)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory.appendingPathComponent("demo-logs/compile.log").path), "--logs keeps them")
+    }
+
     /// A generated pipeline: 8 lanes, each step needing the one 8 before it, and every 50th
     /// step needing the 8 before it (a fan-in).
     private func generated(_ count: Int) -> String {

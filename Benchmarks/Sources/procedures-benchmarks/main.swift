@@ -30,6 +30,8 @@ let scenarios: [Scenario] =
         B1Batch.oversubscribed,
         U1UpToDate.check,
         U1UpToDate.forced,
+        C1PipelineCheck.chain,
+        C1PipelineCheck.values,
     ] + FutureScenarios.all
 
 if let threads = options.dispatchThreads { DispatchPool.grow(toAtLeast: threads) }
@@ -37,6 +39,7 @@ if let threads = options.dispatchThreads { DispatchPool.grow(toAtLeast: threads)
 if options.profile != nil {
     Runner.profile(scenarios, options: options)
     removeUpToDateTrees()
+    removePipelineFiles()
     exit(0)
 }
 
@@ -54,6 +57,7 @@ for scenario in selected {
 }
 let elapsed = Stopwatch.seconds(since: started)
 removeUpToDateTrees()
+removePipelineFiles()
 
 print(options.smoke ? "Smoke run (sizes / 100, 1 round): these figures are not results." : "")
 print(Report.text(rows))

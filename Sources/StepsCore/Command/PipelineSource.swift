@@ -2,7 +2,7 @@ import Foundation
 
 /// Where the pipeline comes from: the file named on the command line, or the bundled example
 /// (Sources/StepsCore/demo.json), which runs in a new temporary directory each time, so that
-/// each run starts afresh.
+/// each run starts afresh; the command removes it when the run ends (``remove(_:)``).
 enum PipelineSource {
     /// The pipeline read and checked, or every problem of its file. The bundled one's directory
     /// is made only if it is to run (`run`).
@@ -24,6 +24,11 @@ enum PipelineSource {
         } catch {
             throw .refused(["\(error)"])
         }
+    }
+
+    /// Removes the bundled example's temporary directory, with what its steps made and its logs.
+    static func remove(_ directory: URL) {
+        try? FileManager.default.removeItem(at: directory)
     }
 
     /// How the run announces the pipeline: its path, or what the bundled one is.

@@ -19,6 +19,10 @@ struct ProgramCheck {
         let base = environment.merging(pipeline.environment) { $1 }
         // The bundled pipeline's directory is made only when it runs.
         let pipelineDirectory = FileManager.default.fileExists(atPath: pipeline.directory.path) ? pipeline.directory : nil
+        // Steps that share a program, a directory and a PATH share the answer: each is looked
+        // up once, however many steps there are.
+        var answers: [Lookup: Answer] = [:]
+        var usualAnswers: [String: Answer] = [:]
         for (index, step) in pipeline.steps.enumerated() {
             let program: String
             let field: [String]
@@ -26,23 +30,61 @@ struct ProgramCheck {
             case .argv(let words): (program, field) = (words[0], ["argv", "[0]"])
             case .shell: (program, field) = (shell, ["run"])
             }
-            let directory = step.workingDirectory == nil ? pipelineDirectory : pipeline.directory(of: step)
-            let who = "step '\(step.name)'"
-            let mayBeMade = !step.dependencies.isEmpty
-            do {
-                let path = try ProcessProcedure.locateExecutable(
-                    program, environment: base.merging(step.environment) { $1 }, workingDirectory: directory)
-                if let problem = Self.unusable(path, in: directory) {
-                    note(document, index, field, "\(who): field '\(JSONValue.join(field))': \(program) \(problem)", note: false)
-                }
-            } catch .workingDirectoryUnusable(let path, let reason) {
+            let directory = { step.workingDirectory == nil ? pipelineDirectory : pipeline.directory(of: step) }
+            let path = step.environment["PATH"] ?? base["PATH"]
+            // Most steps keep the pipeline's directory and PATH: those are keyed by program alone.
+            let usual = step.workingDirectory == nil && step.environment["PATH"] == nil
+            let lookup = Lookup(program: program, workingDirectory: step.workingDirectory, path: usual ? nil : path)
+            let known = usual ? usualAnswers[program] : answers[lookup]
+            let answer = known ?? Self.look(up: program, path: path, in: directory())
+            if known == nil {
+                if usual { usualAnswers[program] = answer } else { answers[lookup] = answer }
+            }
+            var who: String { "step '\(step.name)'" }
+            var mayBeMade: Bool { !step.dependencies.isEmpty }  // asked only of a missing program or directory
+            switch answer {
+            case .found:
+                break
+            case .unusable(let problem):
+                note(document, index, field, "\(who): field '\(JSONValue.join(field))': \(program) \(problem)", note: false)
+            case .directoryUnusable(let path, let reason):
                 note(document, index, ["cwd"], "\(who): field 'cwd': the directory \(path) cannot be used: \(reason)", note: mayBeMade && reason == "no such directory")
-            } catch .executableNotFound(_, let searched) where !searched.isEmpty {
+            case .notInPath(let searched):
                 note(document, index, field, "\(who): field '\(JSONValue.join(field))': no program '\(program)' in PATH (\(searched.joined(separator: ":")))", note: false)
-            } catch {
-                let place = program.hasPrefix("/") ? "" : " (from \(directory?.path ?? FileManager.default.currentDirectoryPath))"
+            case .missing:
+                let place = program.hasPrefix("/") ? "" : " (from \(directory()?.path ?? FileManager.default.currentDirectoryPath))"
                 note(document, index, field, "\(who): field '\(JSONValue.join(field))': no program at \(program)\(place)", note: mayBeMade)
             }
+        }
+    }
+
+    /// What a program is looked up by: its name, the step's `cwd` (as written: relative to the
+    /// pipeline's directory) and the `PATH` of its environment, the only variable that matters.
+    private struct Lookup: Hashable {
+        var program: String
+        var workingDirectory: String?
+        var path: String?
+    }
+
+    /// What the lookup found.
+    private enum Answer {
+        case found
+        case unusable(String)
+        case directoryUnusable(path: String, reason: String)
+        case notInPath(searched: [String])
+        case missing
+    }
+
+    private static func look(up program: String, path: String?, in directory: URL?) -> Answer {
+        do {
+            let located = try ProcessProcedure.locateExecutable(program, environment: path.map { ["PATH": $0] } ?? [:], workingDirectory: directory)
+            return unusable(located, in: directory).map(Answer.unusable) ?? .found
+        } catch .workingDirectoryUnusable(let path, let reason) {
+            return .directoryUnusable(path: path, reason: reason)
+        } catch .executableNotFound(_, let searched) where !searched.isEmpty {
+            return .notInPath(searched: searched)
+        } catch {
+            return .missing
         }
     }
 

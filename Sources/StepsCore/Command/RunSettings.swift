@@ -18,7 +18,8 @@ struct RunSettings: Sendable {
         jobs = options.jobs ?? pipeline.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         logDirectory = URL(fileURLWithPath: options.logDirectory ?? pipeline.directory.appendingPathComponent(".steps/logs").path)
         if case .named(let names) = options.forced {
-            for name in names.sorted() where pipeline.step(named: name) == nil {
+            let known = Set(pipeline.steps.map(\.name))
+            for name in names.sorted() where !known.contains(name) {
                 let hint = PipelineFile.closest(to: name, among: pipeline.steps.map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
                 throw .usage("--force \(name): no step is named '\(name)'\(hint)")
             }
@@ -52,8 +53,15 @@ struct RunSettings: Sendable {
             pipeline: pipeline, logDirectory: logDirectory, display: display, gracePeriod: options.gracePeriod, upToDate: upToDate,
             outputMode: options.output ?? .automatic(onTerminal: terminal),
             // A dumb terminal, or --plain, still takes control characters.
-            showsOnTerminal: terminal || isatty(STDOUT_FILENO) == 1)
+            showsOnTerminal: terminal || isatty(STDOUT_FILENO) == 1, logDirectoryNote: logDirectoryNote)
         return PipelineRun(context: context, jobs: jobs, timeout: options.timeout, tracePath: options.tracePath, explain: options.explain)
+    }
+
+    /// The bundled example's logs go with its temporary directory at exit, unless `--logs` put
+    /// them elsewhere: the summary says so.
+    var logDirectoryNote: String? {
+        guard options.pipelinePath == nil, options.logDirectory == nil else { return nil }
+        return "(removed at exit with the bundled example's directory; --logs DIR keeps them)"
     }
 
     /// Says, on the run's display, that it starts.

@@ -56,6 +56,19 @@ public final class StepsCommand {
         if options.showHelp { return finish(Options.usage + "\n", exit) }
         if options.showVersion { return finish("steps \(StepsVersion.current)\n", exit) }
         let document = try PipelineSource.load(options.pipelinePath, run: !options.dryRun)
+        // The bundled example's temporary directory goes when the run ends, or now if it does not start.
+        let temporary = options.pipelinePath == nil && !options.dryRun ? document.pipeline.directory : nil
+        var done = exit
+        if let temporary { done = { status in PipelineSource.remove(temporary); exit(status) } }
+        do {
+            try start(options, document, exit: done)
+        } catch {
+            if let temporary { PipelineSource.remove(temporary) }
+            throw error
+        }
+    }
+
+    private func start(_ options: Options, _ document: PipelineDocument, exit: @escaping @Sendable (Int32) -> Void) throws(StepsError) {
         let settings = try RunSettings(options: options, pipeline: document.pipeline, terminal: terminal)
         if let graphPath = options.graphPath {
             do {

@@ -9,14 +9,15 @@ public struct StepsError: Error, Equatable {
     /// The exit status: 2 for every error found before the run.
     public var exitStatus: Int32 = 2
 
-    /// A bad command line: one line, with a pointer to the help.
+    /// A bad command line: one line, with a pointer to the help (an argument it quotes escaped,
+    /// as every line is: see `String.escapingControlCharacters`).
     static func usage(_ message: String) -> StepsError {
-        StepsError(lines: ["steps: \(message) (see steps --help)"])
+        StepsError(lines: ["steps: \(message) (see steps --help)".escapingControlCharacters])
     }
 
     /// Something the run needs that it cannot have, one line per problem.
     static func refused(_ messages: [String]) -> StepsError {
-        StepsError(lines: messages.map { "steps: " + $0 })
+        StepsError(lines: messages.map { ("steps: " + $0).escapingControlCharacters })
     }
 
     /// A pipeline file that cannot run: its lines as they are (each names the file).

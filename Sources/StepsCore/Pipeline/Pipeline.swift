@@ -78,6 +78,7 @@ struct Step: Sendable {
 
     /// Every step this one waits for: its `needs` and the steps its conditions read.
     var dependencies: [String] {
+        if when.isEmpty { return needs }
         var all = needs
         for case .output(let step, _) in when where !all.contains(step) { all.append(step) }
         return all

@@ -27,33 +27,32 @@ struct PipelineChecker {
         if raw.steps.isEmpty { report(["steps"], "field 'steps': the pipeline has no steps") }
 
         var firstIndex: [String: Int] = [:]
+        var names: [String] = []
         for (index, step) in raw.steps.enumerated() {
             let path = ["steps", "[\(index)]", "name"]
-            if step.name.isEmpty || !step.name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) {
+            if step.name.isEmpty || !step.name.utf8.allSatisfy(Self.isNameByte) {
                 report(path, "steps[\(index)]: field 'name': '\(step.name)' is not a valid step name (use letters, digits, '.', '_' and '-')")
             } else if let earlier = firstIndex[step.name] {
                 report(path, "step '\(step.name)': the name is already used by steps[\(earlier)]")
             } else {
                 firstIndex[step.name] = index
+                names.append(step.name)
             }
         }
 
         var steps: [Step] = []
+        knownNames = names
         for (index, rawStep) in raw.steps.enumerated() {
             if let step = check(rawStep, at: index, names: firstIndex) { steps.append(step) }
         }
+        reportCycles(raw.steps, names: firstIndex)
         guard problems.isEmpty else { return nil }
-        if let cycle = Self.findCycle(in: steps) {
-            let first = firstIndex[cycle[0]] ?? 0
-            report(["steps", "[\(first)]", "needs"], "cycle in needs: \(cycle.joined(separator: " -> "))")
-            return nil
-        }
         return Pipeline(steps: steps, directory: directory, jobs: jobs, environment: raw.env ?? [:])
     }
 
     private mutating func check(_ raw: RawStep, at index: Int, names: [String: Int]) -> Step? {
-        let base = ["steps", "[\(index)]"]
-        let who = "step '\(raw.name)'"
+        var base: [String] { ["steps", "[\(index)]"] }  // made only for a problem
+        var who: String { "step '\(raw.name)'" }  // made only for a problem
         let problemsBefore = problems.count
         func field(_ name: String) -> [String] { base + [name] }
 
@@ -64,7 +63,7 @@ struct PipelineChecker {
         case (.some, .some):
             report(field("argv"), "\(who): give either 'run' or 'argv', not both")
         case (let run?, nil):
-            if run.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            if run.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
                 report(field("run"), "\(who): field 'run': the command is empty")
             }
             command = .shell(run)
@@ -74,15 +73,16 @@ struct PipelineChecker {
         }
 
         var needs: [String] = []
+        var needed: Set<String>?  // `needs`, once it is too long to look through
         for (position, need) in (raw.needs ?? []).enumerated() {
-            let path = field("needs") + ["[\(position)]"]
+            var path: [String] { field("needs") + ["[\(position)]"] }  // made only for a problem
             if need == raw.name {
                 report(path, "\(who): field 'needs': a step cannot need itself")
             } else if names[need] == nil {
-                let hint = PipelineFile.closest(to: need, among: Array(names.keys)).map { " (did you mean '\($0)'?)" } ?? ""
-                report(path, "\(who): field 'needs': no step is named '\(need)'\(hint)")
-            } else if !needs.contains(need) {
+                report(path, "\(who): field 'needs': no step is named '\(need)'\(suggestion(for: need))")
+            } else if !(needed?.contains(need) ?? needs.contains(need)) {
                 needs.append(need)
+                if needed != nil { needed!.insert(need) } else if needs.count == 16 { needed = Set(needs) }
             }
         }
 
@@ -174,6 +174,30 @@ struct PipelineChecker {
         return GlobPatternList(patterns: patterns)
     }
 
+    /// Whether a step name may hold `byte`: ASCII letters and digits, '.', '_' and '-'.
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The valid step names, in the order of the file, for suggestions.
+    private var knownNames: [String] = []
+    /// How many more misspelt step names get a suggestion: each search reads every name, so
+    /// a file of many misspellings gets suggestions for its first few, not a quadratic check.
+    private var suggestionsLeft = 20
+
+    /// " (did you mean 'x'?)" for a name no step has, or nothing.
+    private mutating func suggestion(for name: String) -> String {
+        guard suggestionsLeft > 0 else { return "" }
+        suggestionsLeft -= 1
+        return PipelineFile.closest(to: name, among: knownNames).map { " (did you mean '\($0)'?)" } ?? ""
+    }
+
     /// The largest `jobs` (and `--jobs`) and `retry.attempts` accepted: far more than any
     /// machine runs at once or any step should be tried, and small enough for any arithmetic.
     static let largestCount = 1_000_000
@@ -186,34 +210,32 @@ struct PipelineChecker {
         value == value.rounded() && value >= 1 && value <= Double(largestCount) ? Int(value) : nil
     }
 
-    /// A cycle through `dependencies`, as names ending where they start, or nil.
-    /// Iterative depth-first search: linear, and no deep recursion on a long chain.
-    static func findCycle(in steps: [Step]) -> [String]? {
-        let index = Dictionary(uniqueKeysWithValues: steps.enumerated().map { ($1.name, $0) })
-        let edges = steps.map { $0.dependencies.compactMap { index[$0] } }
-        var state = [UInt8](repeating: 0, count: steps.count)  // 0 new, 1 on the path, 2 done
-        for root in steps.indices where state[root] == 0 {
-            var path: [(node: Int, next: Int)] = [(root, 0)]
-            state[root] = 1
-            while let top = path.last {
-                if top.next < edges[top.node].count {
-                    path[path.count - 1].next += 1
-                    let target = edges[top.node][top.next]
-                    if state[target] == 1 {
-                        let start = path.firstIndex { $0.node == target }!
-                        let names = path[start...].map { steps[$0.node].name }
-                        return names + [steps[target].name]
-                    }
-                    if state[target] == 0 {
-                        state[target] = 1
-                        path.append((target, 0))
-                    }
-                } else {
-                    state[top.node] = 2
-                    path.removeLast()
-                }
-            }
+    /// Every cycle among the steps, each once, at its first step's `needs`: drawn from the
+    /// file as written (every named step's `needs` and `when.output` that name another step),
+    /// so that the other problems of the file do not hide one. A step that names itself is
+    /// reported where it does so.
+    private mutating func reportCycles(_ steps: [RawStep], names: [String: Int]) {
+        var nodes: [Int] = []  // the file index of each step with a name of its own
+        var node = [Int](repeating: -1, count: steps.count)  // and back
+        for (index, step) in steps.enumerated() where names[step.name] == index {
+            node[index] = nodes.count
+            nodes.append(index)
         }
-        return nil
+        let edges = nodes.map { index in
+            var targets: [Int] = []
+            for name in steps[index].needs ?? [] {
+                if let target = names[name], target != index { targets.append(node[target]) }
+            }
+            if let name = steps[index].when?.output, let target = names[name], target != index { targets.append(node[target]) }
+            return targets
+        }
+        for cycle in DependencyCycles.find(edges: edges) {
+            let path = cycle.path.map { steps[nodes[$0]].name }
+            var message = "cycle in needs: " + path.joined(separator: " -> ")
+            if !cycle.others.isEmpty {
+                message += " (also in cycles with these steps: " + cycle.others.map { steps[nodes[$0]].name }.joined(separator: ", ") + ")"
+            }
+            report(["steps", "[\(nodes[cycle.path[0]])]", "needs"], message)
+        }
     }
 }

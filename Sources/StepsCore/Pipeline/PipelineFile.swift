@@ -14,7 +14,7 @@ enum PipelineFile {
         do {
             data = try FileReader.contents(of: path, limit: largestFile)
         } catch {
-            throw PipelineError(lines: ["\(path): cannot read: \(error.reason)"])
+            throw PipelineError(lines: ["\(path): cannot read: \(error.reason)".escapingControlCharacters])
         }
         return try parse(data, named: path, directory: URL(fileURLWithPath: path).deletingLastPathComponent())
     }
@@ -40,31 +40,60 @@ enum PipelineFile {
     }
 
     /// `file:line:column: message` for each problem, in the order of the file (problems about
-    /// the same place keep the order they were found in).
+    /// the same place keep the order they were found in). A message quotes the file's names
+    /// and values as they are written, so each line is escaped: one line, no control characters.
     static func render(_ problems: [PipelineProblem], file: String, positions: TextPositions) -> [String] {
         let places = positions.positions(of: problems.compactMap(\.offset))
         let sorted = problems.enumerated().sorted { ($0.element.offset ?? -1, $0.offset) < ($1.element.offset ?? -1, $1.offset) }
         return sorted.map { _, problem in
             let place = problem.offset.flatMap { places[$0] }.map { "\(file):\($0)" } ?? file
-            return "\(place): \(problem.message)"
+            return "\(place): \(problem.message)".escapingControlCharacters
         }
     }
 
-    /// The known name nearest to a misspelt one (edit distance at most 2).
+    /// The known name nearest to a misspelt one (edit distance at most 2; the first of equals).
+    /// Each comparison costs at most five steps per character of the shorter word, and none
+    /// at all for a name whose length differs by more than 2: a search is linear in the total
+    /// length of the names.
     static func closest(to word: String, among names: [String]) -> String? {
-        func distance(_ a: [Character], _ b: [Character]) -> Int {
-            var previous = Array(0...b.count)
-            for (i, x) in a.enumerated() {
-                var row = [i + 1]
-                for (j, y) in b.enumerated() {
-                    row.append(min(previous[j + 1] + 1, row[j] + 1, previous[j] + (x == y ? 0 : 1)))
-                }
-                previous = row
-            }
-            return previous[b.count]
+        let target = Array(word.lowercased())
+        var best: (name: String, distance: Int)?
+        for name in names {
+            let limit = min(best.map { $0.distance - 1 } ?? 2, 2)
+            guard limit >= 0, let distance = editDistance(target, Array(name.lowercased()), atMost: limit) else { continue }
+            best = (name, distance)
         }
-        let best = names.map { ($0, distance(Array(word.lowercased()), Array($0.lowercased()))) }.min { $0.1 < $1.1 }
-        guard let best, best.1 <= 2 else { return nil }
-        return best.0
+        return best?.name
+    }
+
+    /// The Levenshtein distance between `a` and `b` if it is at most `limit`, else nil: only
+    /// the cells within `limit` of the diagonal can hold a distance that small.
+    static func editDistance(_ a: [Character], _ b: [Character], atMost limit: Int) -> Int? {
+        guard abs(a.count - b.count) <= limit else { return nil }
+        let beyond = limit + 1
+        // previous[j] is the distance between a[..<i] and b[..<j], for j within the band.
+        var previous = (0...b.count).map { $0 <= limit ? $0 : beyond }
+        var current = [Int](repeating: beyond, count: b.count + 1)
+        guard !a.isEmpty else { return b.count }
+        for i in 1...a.count {
+            let low = max(1, i - limit)
+            let high = min(b.count, i + limit)
+            current[0] = i <= limit ? i : beyond
+            if low > 1 { current[low - 1] = beyond }
+            var smallest = current[0]
+            if low <= high {
+                for j in low...high {
+                    let replace = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                    let delete = previous[j] + 1
+                    let insert = current[j - 1] + 1
+                    current[j] = min(replace, delete, insert, beyond)
+                    smallest = min(smallest, current[j])
+                }
+            }
+            if high < b.count { current[high + 1] = beyond }
+            guard smallest <= limit else { return nil }
+            swap(&previous, &current)
+        }
+        return previous[b.count] <= limit ? previous[b.count] : nil
     }
 }

@@ -16,11 +16,12 @@ struct PipelineGraph {
 
     /// The categories, in the order they first appear, each with its colour.
     var categories: [(name: String, color: String)] {
-        var seen: [String] = []
+        var seen = Set<String>()
+        var order: [String] = []
         for step in pipeline.steps {
-            for category in step.exclusive where !seen.contains(category) { seen.append(category) }
+            for category in step.exclusive where seen.insert(category).inserted { order.append(category) }
         }
-        return seen.enumerated().map { ($1, Self.palette[$0 % Self.palette.count]) }
+        return order.enumerated().map { ($1, Self.palette[$0 % Self.palette.count]) }
     }
 
     var dot: String {
@@ -38,16 +39,22 @@ struct PipelineGraph {
             lines.append("  \(Self.id(step.name)) [\(attributes.joined(separator: ", "))];")
         }
         for step in pipeline.steps {
+            let needs = Set(step.needs)
             for need in step.needs { lines.append("  \(Self.id(need)) -> \(Self.id(step.name));") }
-            for case .output(let source, _) in step.when where !step.needs.contains(source) {
+            for case .output(let source, _) in step.when where !needs.contains(source) {
                 lines.append(#"  \#(Self.id(source)) -> \#(Self.id(step.name)) [style=dotted, label="output"];"#)
             }
+        }
+        // Each category's steps, gathered in one pass (a step naming a category twice is joined once).
+        var members: [String: [String]] = [:]
+        for step in pipeline.steps {
+            for category in Set(step.exclusive) { members[category, default: []].append(step.name) }
         }
         for (name, color) in categories {
             let node = Self.id("exclusive:" + name)
             lines.append(#"  \#(node) [label="exclusive: \#(Self.escape(name))", shape=hexagon, style=dashed, color="\#(color)", fontcolor="\#(color)"];"#)
-            for step in pipeline.steps where step.exclusive.contains(name) {
-                lines.append(#"  \#(node) -> \#(Self.id(step.name)) [style=dashed, arrowhead=none, color="\#(color)"];"#)
+            for step in members[name] ?? [] {
+                lines.append(#"  \#(node) -> \#(Self.id(step)) [style=dashed, arrowhead=none, color="\#(color)"];"#)
             }
         }
         lines.append("}")

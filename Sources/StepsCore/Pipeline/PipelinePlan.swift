@@ -10,34 +10,39 @@ struct PipelinePlan {
 
     init(_ pipeline: Pipeline) {
         steps = pipeline.steps
-        // The pipeline has no cycle (checked when it was read): a memoised depth per step.
-        let index = Dictionary(uniqueKeysWithValues: pipeline.steps.enumerated().map { ($1.name, $0) })
+        // The pipeline has no cycle (checked when it was read): a depth-first walk that
+        // settles each step once, after every step it waits for, each edge followed once.
+        let index = Dictionary(pipeline.steps.enumerated().map { ($1.name, $0) }) { first, _ in first }
+        let edges = pipeline.steps.map { $0.dependencies.compactMap { index[$0] } }
         var depth = [Int](repeating: 0, count: pipeline.steps.count)
         for start in pipeline.steps.indices where depth[start] == 0 {
-            var stack = [start]
-            while let top = stack.last {
-                let pending = pipeline.steps[top].dependencies.compactMap { index[$0] }.filter { depth[$0] == 0 }
-                if pending.isEmpty {
-                    depth[top] = 1 + (pipeline.steps[top].dependencies.compactMap { index[$0] }.map { depth[$0] }.max() ?? 0)
-                    stack.removeLast()
+            var path: [(node: Int, next: Int)] = [(start, 0)]
+            while let top = path.last {
+                if top.next < edges[top.node].count {
+                    path[path.count - 1].next += 1
+                    let target = edges[top.node][top.next]
+                    if depth[target] == 0 { path.append((target, 0)) }
                 } else {
-                    stack.append(contentsOf: pending)
+                    depth[top.node] = 1 + (edges[top.node].lazy.map { depth[$0] }.max() ?? 0)
+                    path.removeLast()
                 }
             }
         }
-        stages = pipeline.steps.enumerated()
-            .map { (step: $1, stage: depth[$0], position: $0) }
-            .sorted { ($0.stage, $0.position) < ($1.stage, $1.position) }
-            .map { ($0.step, $0.stage) }
+        // Positions are sorted rather than steps, which are large to move.
+        stages = pipeline.steps.indices
+            .sorted { (depth[$0], $0) < (depth[$1], $1) }
+            .map { (pipeline.steps[$0], depth[$0]) }
     }
 
     /// The plan as `--dry-run` prints it.
     func render(jobs: Int) -> String {
         let width = min(28, stages.map(\.step.name.count).max() ?? 0)
         var text = "Plan: \(stages.count) step(s), at most \(jobs) at a time; each stage starts once the steps it needs have succeeded.\n"
+        let indent = String(repeating: " ", count: 9 + width)  // under the command, for names that fit
         for (step, stage) in stages {
             var details: [String] = []
-            if !step.dependencies.isEmpty { details.append("needs " + step.dependencies.joined(separator: ", ")) }
+            let dependencies = step.dependencies
+            if !dependencies.isEmpty { details.append("needs " + dependencies.joined(separator: ", ")) }
             if let retry = step.retry, retry.attempts > 1 {
                 details.append("retry \(retry.attempts)x" + (retry.backoff > 0 ? " (back-off \(retry.backoff.formatted)s)" : ""))
             }
@@ -51,9 +56,19 @@ struct PipelinePlan {
             if let generates = step.generates, !generates.patterns.isEmpty {
                 details.append("generates " + generates.patterns.map(\.text).joined(separator: ", "))
             }
-            let name = step.name.padding(toLength: max(width, step.name.count), withPad: " ", startingAt: 0)
-            text += "  \(String(stage).leftPadded(to: 3))  \(name)  $ \(step.commandLine)\n"
-            if !details.isEmpty { text += "       " + String(repeating: " ", count: max(width, step.name.count)) + "  " + details.joined(separator: " · ") + "\n" }
+            // Appended piece by piece: a plan can have 100,000 lines.
+            text += "  "
+            text += String(stage).leftPadded(to: 3)
+            text += "  "
+            text += step.name.rightPadded(to: width)
+            text += "  $ "
+            text += step.commandLine
+            text += "\n"
+            if !details.isEmpty {
+                text += step.name.utf8.count <= width ? indent : String(repeating: " ", count: 9 + step.name.count)
+                text += details.joined(separator: " · ")
+                text += "\n"
+            }
         }
         return text
     }

@@ -52,7 +52,7 @@ struct PipelineSchemaReader {
 
     /// The pipeline, or nil if anything in it has the wrong shape (see `problems`).
     mutating func read(_ root: JSONValue) -> RawPipeline? {
-        guard let fields = object(root, at: [], step: nil, known: RawPipeline.fields) else { return nil }
+        guard let fields = object(root, at: .root, step: nil, known: RawPipeline.fields) else { return nil }
         let steps = field(fields, "steps", required: true) { reader, value, path in
             reader.list(value, at: path, step: nil) { reader, element, path in reader.step(element, at: path) }
         }
@@ -62,7 +62,7 @@ struct PipelineSchemaReader {
         return RawPipeline(steps: steps.map { $0! }, jobs: jobs, env: env)
     }
 
-    private mutating func step(_ value: JSONValue, at path: [String]) -> RawStep? {
+    private mutating func step(_ value: JSONValue, at path: SchemaPath) -> RawStep? {
         // Messages name the step once its name can be read.
         let name: String? = if case .string(let name)? = value["name"]?.kind { name } else { nil }
         guard let fields = object(value, at: path, step: name, known: RawStep.fields) else { return nil }
@@ -84,7 +84,7 @@ struct PipelineSchemaReader {
         return problems.count == before ? step : nil
     }
 
-    private mutating func retry(_ value: JSONValue, at path: [String], step: String?) -> RawRetry? {
+    private mutating func retry(_ value: JSONValue, at path: SchemaPath, step: String?) -> RawRetry? {
         guard let fields = object(value, at: path, step: step, known: RawRetry.fields) else { return nil }
         let attempts = field(fields, "attempts", required: true) { $0.number($1, at: $2, step: step) }
         let backoff = field(fields, "backoff") { $0.number($1, at: $2, step: step) }
@@ -92,7 +92,7 @@ struct PipelineSchemaReader {
         return attempts.map { RawRetry(attempts: $0, backoff: backoff, maxBackoff: maxBackoff) }
     }
 
-    private mutating func condition(_ value: JSONValue, at path: [String], step: String?) -> RawCondition? {
+    private mutating func condition(_ value: JSONValue, at path: SchemaPath, step: String?) -> RawCondition? {
         guard let fields = object(value, at: path, step: step, known: RawCondition.fields) else { return nil }
         return RawCondition(
             exists: field(fields, "exists") { $0.string($1, at: $2, step: step) },
@@ -106,80 +106,85 @@ struct PipelineSchemaReader {
     /// An object's fields, where it is, and the step it belongs to (for messages).
     private struct Fields {
         var object: JSONValue
-        var members: [String: JSONValue]
-        var path: [String]
+        var members: [JSONValue.Member]
+        var path: SchemaPath
         var step: String?
+
+        /// The value of field `name`: a look at each member, as many as the few a reader asks
+        /// for (cheaper than hashing every name, and linear however large the object).
+        subscript(name: String) -> JSONValue? {
+            members.first { $0.key == name }?.value
+        }
     }
 
     /// The fields of an object; an unknown field is a problem (each one is reported).
-    private mutating func object(_ value: JSONValue, at path: [String], step: String?, known: [String]) -> Fields? {
+    private mutating func object(_ value: JSONValue, at path: SchemaPath, step: String?, known: [String]) -> Fields? {
         guard case .object(let members) = value.kind else {
             mismatch(value, expected: "an object", at: path, step: step)
             return nil
         }
-        var fields = Fields(object: value, members: [:], path: path, step: step)
+        let fields = Fields(object: value, members: members, path: path, step: step)
         for member in members {
-            fields.members[member.key] = member.value
             guard !known.contains(member.key) else { continue }
             let suggestion = PipelineFile.closest(to: member.key, among: known).map { " (did you mean '\($0)'?)" } ?? ""
-            note(member.value.offset, "\(Self.subject(path, step: step)): unknown field '\(member.key)'\(suggestion); known fields: \(known.joined(separator: ", "))")
+            note(member.value.offset, "\(Self.subject(path.components, step: step)): unknown field '\(member.key)'\(suggestion); known fields: \(known.joined(separator: ", "))")
         }
         return fields
     }
 
     /// A field read by `read`; absent (or null, when optional) is nil, and a missing required field is a problem.
     private mutating func field<T>(
-        _ fields: Fields, _ name: String, required: Bool = false, _ read: (inout Self, JSONValue, [String]) -> T?
+        _ fields: Fields, _ name: String, required: Bool = false, _ read: (inout Self, JSONValue, SchemaPath) -> T?
     ) -> T? {
-        guard let value = fields.members[name], required || !value.isNull else {
-            if required { note(fields.object.offset, "\(Self.subject(fields.path, step: fields.step)): missing field '\(name)'") }
+        guard let value = fields[name], required || !value.isNull else {
+            if required { note(fields.object.offset, "\(Self.subject(fields.path.components, step: fields.step)): missing field '\(name)'") }
             return nil
         }
-        return read(&self, value, fields.path + [name])
+        return read(&self, value, fields.path.appending(name))
     }
 
     /// A list whose elements are read by `element`; nil if any of them is wrong (all are checked).
     private mutating func list<T>(
-        _ value: JSONValue, at path: [String], step: String?, _ element: (inout Self, JSONValue, [String]) -> T?
+        _ value: JSONValue, at path: SchemaPath, step: String?, _ element: (inout Self, JSONValue, SchemaPath) -> T?
     ) -> [T?]? {
         guard case .array(let elements) = value.kind else {
             mismatch(value, expected: "a list", at: path, step: step)
             return nil
         }
         let before = problems.count
-        let read = elements.enumerated().map { element(&self, $1, path + ["[\($0)]"]) }
+        let read = elements.enumerated().map { element(&self, $1, path.appending(index: $0)) }
         return problems.count == before ? read : nil
     }
 
-    private mutating func strings(_ value: JSONValue, at path: [String], step: String?) -> [String]? {
+    private mutating func strings(_ value: JSONValue, at path: SchemaPath, step: String?) -> [String]? {
         list(value, at: path, step: step) { $0.string($1, at: $2, step: step) }.map { $0.map { $0! } }
     }
 
-    private mutating func stringMap(_ value: JSONValue, at path: [String], step: String?) -> [String: String]? {
+    private mutating func stringMap(_ value: JSONValue, at path: SchemaPath, step: String?) -> [String: String]? {
         guard case .object(let members) = value.kind else {
             mismatch(value, expected: "an object", at: path, step: step)
             return nil
         }
         var map: [String: String] = [:]
         for member in members {
-            if let text = string(member.value, at: path + [member.key], step: step) { map[member.key] = text }
+            if let text = string(member.value, at: path.appending(member.key), step: step) { map[member.key] = text }
         }
         return map.count == members.count ? map : nil
     }
 
-    private mutating func string(_ value: JSONValue, at path: [String], step: String?) -> String? {
+    private mutating func string(_ value: JSONValue, at path: SchemaPath, step: String?) -> String? {
         if case .string(let text) = value.kind { return text }
         mismatch(value, expected: "a string", at: path, step: step)
         return nil
     }
 
-    private mutating func number(_ value: JSONValue, at path: [String], step: String?) -> Double? {
+    private mutating func number(_ value: JSONValue, at path: SchemaPath, step: String?) -> Double? {
         if case .number(let number) = value.kind { return number }
         mismatch(value, expected: "a number", at: path, step: step)
         return nil
     }
 
-    private mutating func bool(_ value: JSONValue, at path: [String], step: String?) -> Bool? {
+    private mutating func bool(_ value: JSONValue, at path: SchemaPath, step: String?) -> Bool? {
         if case .bool(let flag) = value.kind { return flag }
         mismatch(value, expected: "true or false", at: path, step: step)
         return nil
@@ -187,8 +192,8 @@ struct PipelineSchemaReader {
 
     // MARK: - Problems
 
-    private mutating func mismatch(_ value: JSONValue, expected: String, at path: [String], step: String?) {
-        note(value.offset, "\(Self.subject(path, step: step)): expected \(expected), found \(value.kindName)")
+    private mutating func mismatch(_ value: JSONValue, expected: String, at path: SchemaPath, step: String?) {
+        note(value.offset, "\(Self.subject(path.components, step: step)): expected \(expected), found \(value.kindName)")
     }
 
     private mutating func note(_ offset: Int, _ message: String) {

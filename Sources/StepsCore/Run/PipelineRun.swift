@@ -183,7 +183,7 @@ final class PipelineRun: @unchecked Sendable {
             }
         }
         let elapsed = Date().timeIntervalSince(started)
-        context.display.runFinished(summary: Summary.render(records, elapsed: elapsed, logDirectory: context.logDirectory.path, stop: reason))
+        context.display.runFinished(summary: Summary.render(records, elapsed: elapsed, logDirectory: context.logDirectory.path + (context.logDirectoryNote.map { " " + $0 } ?? ""), stop: reason))
         // Checked before the run, the trace's file can still become unwritable during it.
         if let traceError { Output.error("steps: \(traceError)") }
         if let stop = forced ?? reason { return stop.exitStatus }

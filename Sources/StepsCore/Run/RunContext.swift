@@ -18,6 +18,8 @@ final class RunContext: @unchecked Sendable {
     let outputMode: OutputMode
     /// Whether standard output is a terminal: what steps print is then shown escaped (``TerminalText``).
     let showsOnTerminal: Bool
+    /// Said after the log directory in the summary: that it goes at exit (the bundled example's).
+    let logDirectoryNote: String?
 
     private let lock = NSLock()
     private var stopping = false
@@ -30,10 +32,12 @@ final class RunContext: @unchecked Sendable {
 
     init(
         pipeline: Pipeline, logDirectory: URL, display: any Display, gracePeriod: TimeInterval = 2,
-        upToDate: UpToDateTracker? = nil, outputMode: OutputMode = .failed, showsOnTerminal: Bool = false
+        upToDate: UpToDateTracker? = nil, outputMode: OutputMode = .failed, showsOnTerminal: Bool = false,
+        logDirectoryNote: String? = nil
     ) {
         self.pipeline = pipeline
         self.showsOnTerminal = showsOnTerminal
+        self.logDirectoryNote = logDirectoryNote
         self.upToDate = upToDate
         self.outputMode = outputMode
         self.gracePeriod = gracePeriod

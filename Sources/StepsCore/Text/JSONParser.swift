@@ -33,10 +33,33 @@ struct JSONParser {
 
     // MARK: - Structure
 
-    /// A list or an object whose elements are being read.
-    private enum Open {
-        case array(offset: Int, elements: [JSONValue])
-        case object(offset: Int, members: [JSONValue.Member], keys: Set<String>, key: String)
+    /// A list or an object whose elements are being read. It stays on the parser's stack while
+    /// they are, and each element is appended to it in place there: taking it off the stack to
+    /// append would copy every element read so far, once per element.
+    private struct Open {
+        var isObject: Bool
+        var offset: Int
+        var elements: [JSONValue] = []
+        var members: [JSONValue.Member] = []
+        /// The members' names, once there are too many to compare one by one.
+        var keys: Set<String>?
+        /// The name of the member being read (objects only).
+        var key = ""
+
+        /// Whether the object already has a member named `name`: a look at each member of a
+        /// small object, a hash of the name in a large one.
+        func has(_ name: String) -> Bool {
+            keys?.contains(name) ?? members.contains { $0.key == name }
+        }
+
+        mutating func add(_ value: JSONValue) {
+            members.append(JSONValue.Member(key: key, value: value))
+            if keys != nil {
+                keys!.insert(key)
+            } else if members.count == 16 {
+                keys = Set(members.map(\.key))
+            }
+        }
     }
 
     private mutating func document() throws(Failure) -> JSONValue {
@@ -74,10 +97,10 @@ struct JSONParser {
                     index += 1
                     complete = JSONValue(kind: isObject ? .object([]) : .array([]), offset: start)
                 } else if isObject {
-                    stack.append(.object(offset: start, members: [], keys: [], key: try fieldName(seen: [])))
+                    stack.append(Open(isObject: true, offset: start, key: try fieldName(in: nil)))
                     continue
                 } else {
-                    stack.append(.array(offset: start, elements: []))
+                    stack.append(Open(isObject: false, offset: start))
                     continue
                 }
             case UInt8(ascii: "\""): complete = JSONValue(kind: .string(try string()), offset: start)
@@ -89,31 +112,28 @@ struct JSONParser {
             }
             // Hand the complete value to the list or object it is in; close those that end here.
             while true {
-                guard let open = stack.popLast() else { return complete }
+                guard !stack.isEmpty else { return complete }
+                let top = stack.count - 1
                 skipWhitespace()
-                switch open {
-                case .array(let offset, var elements):
-                    elements.append(complete)
-                    guard index < bytes.count else { throw failure("JSON syntax error: unexpected end of file, expected ',' or ']'") }
-                    if bytes[index] == UInt8(ascii: "]") {
-                        index += 1
-                        complete = JSONValue(kind: .array(elements), offset: offset)
-                        continue
-                    }
-                    try comma(before: "]")
-                    stack.append(.array(offset: offset, elements: elements))
-                case .object(let offset, var members, var keys, let key):
-                    members.append(JSONValue.Member(key: key, value: complete))
-                    keys.insert(key)
-                    guard index < bytes.count else { throw failure("JSON syntax error: unexpected end of file, expected ',' or '}'") }
-                    if bytes[index] == UInt8(ascii: "}") {
-                        index += 1
-                        complete = JSONValue(kind: .object(members), offset: offset)
-                        continue
-                    }
-                    try comma(before: "}")
-                    let next = try fieldName(seen: keys)
-                    stack.append(.object(offset: offset, members: members, keys: keys, key: next))
+                let closing = stack[top].isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
+                if stack[top].isObject {
+                    stack[top].add(complete)
+                } else {
+                    stack[top].elements.append(complete)
+                }
+                guard index < bytes.count else {
+                    throw failure("JSON syntax error: unexpected end of file, expected ',' or '\(Character(UnicodeScalar(closing)))'")
+                }
+                if bytes[index] == closing {
+                    index += 1
+                    let open = stack.removeLast()
+                    complete = JSONValue(kind: open.isObject ? .object(open.members) : .array(open.elements), offset: open.offset)
+                    continue
+                }
+                try comma(before: Character(UnicodeScalar(closing)))
+                if stack[top].isObject {
+                    let next = try fieldName(in: stack[top])
+                    stack[top].key = next
                 }
                 break
             }
@@ -134,14 +154,14 @@ struct JSONParser {
 
     /// A field name and its ':'; a name already used in the same object is an error (the
     /// decoder would silently keep one of the two values).
-    private mutating func fieldName(seen: Set<String>) throws(Failure) -> String {
+    private mutating func fieldName(in object: Open?) throws(Failure) -> String {
         skipWhitespace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
             throw failure("JSON syntax error: unexpected \(describeCurrent()), expected a field name in double quotes")
         }
         let start = index
         let key = try string()
-        guard !seen.contains(key) else {
+        guard !(object?.has(key) ?? false) else {
             throw Failure(message: "JSON syntax error: the field \"\(key)\" appears twice in the same object", offset: start)
         }
         skipWhitespace()
@@ -207,9 +227,12 @@ struct JSONParser {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
-                decoded += bytes[plainFrom..<index]
+                // Without escapes (nothing copied yet), the string is its bytes as they are.
+                let text = plainFrom == start + 1
+                    ? String(decoding: bytes[plainFrom..<index], as: UTF8.self)
+                    : String(decoding: decoded + bytes[plainFrom..<index], as: UTF8.self)
                 index += 1
-                return String(decoding: decoded, as: UTF8.self)
+                return text
             case UInt8(ascii: "\\"):
                 decoded += bytes[plainFrom..<index]
                 try escape(into: &decoded)
