@@ -135,8 +135,4 @@ final class CategoryWhileWaitingForSlotTests: MisuseRecordingTestCase {
         XCTAssertFalse(ExclusivityManager.isInUse(shared))
     }
 
-    private func waitUntil(_ what: String, file: StaticString = #filePath, line: UInt = #line, _ condition: @escaping @Sendable () -> Bool) {
-        let met = XCTNSPredicateExpectation(predicate: NSPredicate { _, _ in condition() }, object: nil)
-        XCTAssertEqual(XCTWaiter().wait(for: [met], timeout: bound), .completed, "not so: \(what)", file: file, line: line)
-    }
 }

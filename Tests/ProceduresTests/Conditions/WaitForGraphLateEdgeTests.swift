@@ -13,10 +13,6 @@ final class WaitForGraphLateEdgeTests: MisuseRecordingTestCase {
 
     private func category() -> String { "late-edge-\(UUID().uuidString)" }
 
-    private func waitUntil(_ what: String, file: StaticString = #filePath, line: UInt = #line, _ condition: @escaping @Sendable () -> Bool) {
-        let met = XCTNSPredicateExpectation(predicate: NSPredicate { _, _ in condition() }, object: nil)
-        XCTAssertEqual(XCTWaiter().wait(for: [met], timeout: bound), .completed, "not so: \(what)", file: file, line: line)
-    }
 
     private static func reason(_ procedure: Procedure) -> String { procedure.waitingReason.map { "\($0)" } ?? "" }
 
