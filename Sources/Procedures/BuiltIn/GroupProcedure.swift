@@ -69,6 +69,9 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         var userSuspended = false
         var children: [Operation] = []
         var unfinishedChildren = 0
+        /// The scheduler whose slot it holds while it runs, counted there as a waiting holder
+        /// from its start until it finishes (for the wait-for graph).
+        var ownerScheduler: ProcedureScheduler?
         /// Errors of children that failed on their own (not echoes of the group's cancel).
         var childErrors: [any Error] = []
         /// True while `init` adopts the children it was given; they are reported to the
@@ -363,14 +366,6 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         groupLock.withLock { group.children }.compactMap { $0 as? Procedure }
     }
 
-    /// False if every unfinished child is ready or running in the group's own scheduler (so
-    /// none waits for anything outside the group): read without looking at the children.
-    private var childrenMayWait: Bool {
-        let unfinished = groupLock.withLock { group.unfinishedChildren }
-        let (running, waiting) = scheduler.counts
-        return unfinished > running + waiting
-    }
-
     override var waitedForWhileRunning: [Procedure] {
         groupLock.withLock { group.children }.compactMap { $0 as? Procedure }.filter { !$0.isFinished }
     }
@@ -390,10 +385,16 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         for child in initial {
             for observer in observers { observer.procedure(self, willAdd: child) }
         }
-        let childless = groupLock.withLock { () -> Bool in
+        let unfinished = groupLock.withLock { () -> Int in
             group.markStarted()
-            return group.unfinishedChildren == 0
+            group.ownerScheduler = ownerScheduler
+            return group.unfinishedChildren
         }
+        let childless = unfinished == 0
+        // Its children's waits begin with it: they close a cycle only if one of them waits for
+        // something outside the group (one neither ready nor running here) and something
+        // waits for the group (its slot, or the group itself).
+        let childrenMayWait = unfinished > 0 && unfinished > scheduler.counts.running + scheduler.counts.waiting
         applySuspension()
         for child in initial {
             for observer in observers { observer.procedure(self, didAdd: child) }
@@ -402,9 +403,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         // the group checks after execute() returns, so children a subclass adds after calling
         // super.execute() still count.
         if childless { post(.perform { [self] in finishIfDone() }) }
-        // Its children's waits began with it: they close a cycle only if something waits for
-        // the group (its slot, or the group itself).
-        if mayBeWaitedFor, childrenMayWait { WaitForGraph.checkWaits(of: self) }
+        if childrenMayWait, mayBeWaitedFor { WaitForGraph.checkWaits(of: self) }
     }
 
     /// A group finishes when its last child does; `finish()` from outside is misuse, unless
@@ -458,17 +457,18 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     }
 
     private func finishIfDone() {
-        let errors = groupLock.withLock { () -> [any Error]? in
+        let decided = groupLock.withLock { () -> (errors: [any Error], ownerScheduler: ProcedureScheduler?)? in
             guard group.hasStarted, !group.isFinishing, group.unfinishedChildren == 0 else { return nil }
             guard !group.awaitsFinishCall || group.finishCallErrors != nil else { return nil }
             group.phase = .finishing(cancelled: group.isCancelled)
+            defer { group.ownerScheduler = nil }
             // Errors collected before a cancel are real failures; echoes of the cancel from
             // the children were never collected.
-            return group.childErrors + (group.finishCallErrors ?? [])
+            return (group.childErrors + (group.finishCallErrors ?? []), group.ownerScheduler)
         }
-        guard let errors else { return }
+        guard let (errors, ownerScheduler) = decided else { return }
         scheduler.setHolder(nil)
-        lock.withLock { state.owner?.scheduler }?.waitingHolders.ended()
+        ownerScheduler?.waitingHolders.ended()
         finishAutomatically(withErrors: errors)
     }
 
