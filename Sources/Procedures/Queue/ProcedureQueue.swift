@@ -212,6 +212,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
                 subject: operation)
             return false
         }
+        assertNoLibraryLockHeld("the queue delegate's procedureQueue(_:willAdd:)")
         delegate?.procedureQueue(self, willAdd: operation)
         if let barrier { operation.addDependency(barrier) }
         (procedure as? PlainOperationRunner)?.adoptOperationDependencies()
@@ -219,6 +220,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
             _ = lock.withLock { removeMember(procedure, adoptedElsewhere: true) }
             return false
         }
+        assertNoLibraryLockHeld("the queue delegate's procedureQueue(_:didAdd:)")
         delegate?.procedureQueue(self, didAdd: operation)
         return true
     }
@@ -241,6 +243,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
             return
         }
         if procedure is PlainOperationRunner { return }  // told once it has finished
+        assertNoLibraryLockHeld("the queue delegate's procedureQueue(_:willFinish:withErrors:)")
         delegate.procedureQueue(self, willFinish: procedure, withErrors: errors)
     }
 
@@ -263,6 +266,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
             idle.unlock()
         }
         guard let delegate, !(procedure is BarrierProcedure) else { return }
+        assertNoLibraryLockHeld("the queue delegate's procedureQueue(_:didFinish:)")
         if operation === procedure {
             delegate.procedureQueue(self, didFinish: procedure, withErrors: errors)
         } else {
