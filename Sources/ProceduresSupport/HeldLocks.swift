@@ -41,8 +41,9 @@ import Darwin
 
     private static func unit(_ kind: Kind) -> UInt { 1 << UInt(kind.rawValue * 16) }
 
-    /// This thread took a lock of `kind`. A second stripe is reported: two objects may share
-    /// one, so the thread may just have taken the stripe it holds (it hangs, if it is).
+    /// This thread took a lock of `kind`. A second stripe is reported: the rule forbids one,
+    /// since another object's stripe may be the one already held (a thread that took that
+    /// one hangs before it gets here, so only the luckier takes are seen).
     @usableFromInline static func enter(_ kind: Kind) {
         let word = word
         if kind == .stripe, word & (0xFFFF * unit(.stripe)) != 0 {
