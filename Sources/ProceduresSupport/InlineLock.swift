@@ -41,7 +41,13 @@ public struct InlineLock: ~Copyable, Sendable {
         if !word.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged {
             lockContended()
         }
+        #if DEBUG
+        HeldLocks.enter(.inline)
+        #endif
         let result = body()
+        #if DEBUG
+        HeldLocks.leave(.inline)
+        #endif
         if word.exchange(0, ordering: .releasing) == 2 { wakeOne() }
         return result
     }
@@ -81,6 +87,10 @@ public struct InlineLock: ~Copyable, Sendable {
     @inlinable @inline(__always)
     public func withLock<T>(_ body: () -> T) -> T {
         mutex.withLock { _ in
+            #if DEBUG
+            HeldLocks.enter(.inline)
+            defer { HeldLocks.leave(.inline) }
+            #endif
             // `Mutex` asks for a `sending` result so that nothing leaves aliasing the value it
             // guards; this one guards `Void` (the state lives in the owning object, which does
             // its own `Sendable` reasoning), so there is nothing to alias.

@@ -47,14 +47,28 @@ public struct Lock: @unchecked Sendable {
     }
 
     @inlinable @inline(__always)
-    public func lock() { pthread_mutex_lock(mutex) }
+    public func lock() {
+        pthread_mutex_lock(mutex)
+        #if DEBUG
+        HeldLocks.enter(.mutex)
+        #endif
+    }
 
     @inlinable @inline(__always)
-    public func unlock() { pthread_mutex_unlock(mutex) }
+    public func unlock() {
+        #if DEBUG
+        HeldLocks.leave(.mutex)
+        #endif
+        pthread_mutex_unlock(mutex)
+    }
 
     @inlinable @inline(__always)
     public func withLock<T>(_ body: () throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
+        #if DEBUG
+        HeldLocks.enter(.mutex)
+        defer { HeldLocks.leave(.mutex) }
+        #endif
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }

@@ -53,6 +53,10 @@ public enum StripedLock {
     @inlinable public static func withLock<R>(for object: AnyObject, _ body: () throws -> R) rethrows -> R {
         let mutex = mutex(for: object)
         pthread_mutex_lock(mutex)
+        #if DEBUG
+        HeldLocks.enter(.stripe)
+        defer { HeldLocks.leave(.stripe) }
+        #endif
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }

@@ -97,6 +97,28 @@ final class WatchTests: StepsTestCase {
         for pid in pids { XCTAssertFalse(Self.isAlive(pid), "process \(pid) outlived steps") }
     }
 
+    func testSIGUSR1ExplainsAWatchRunAfterTheFirst() throws {
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("src"), withIntermediateDirectories: true)
+        try write("1\n", to: "src/a.txt")
+        try write(#"""
+            { "steps": [ { "name": "slow", "sources": ["src/*.txt"],
+              "run": "n=$(cat src/a.txt); echo start $n >> ran.txt; while [ ! -e never ]; do sleep 0.05; done" } ] }
+            """#)
+        let directory = self.directory!
+        let ran: @Sendable () -> String = { (try? String(contentsOf: directory.appendingPathComponent("ran.txt"), encoding: .utf8)) ?? "" }
+        let result = try watch { output, process in
+            guard Self.waitFor({ ran().contains("start 1\n") }) else { return }
+            try? Data("2\n".utf8).write(to: directory.appendingPathComponent("src/a.txt"))
+            guard Self.waitFor({ ran().contains("start 2\n") }) else { return }
+            kill(process.processIdentifier, SIGUSR1)
+            Self.waitFor({ output().contains("Unfinished steps (1):") })
+            kill(process.processIdentifier, SIGINT)
+        }
+        XCTAssertEqual(result.status, 130, result.output + result.errors)
+        XCTAssertEqual(ran(), "start 1\nstart 2\n")
+        XCTAssertTrue(result.output.contains("Unfinished steps (1):\n  slow: running"), "the second run heard SIGUSR1: \(result.output)")
+    }
+
     func testWatchingNeedsAStepWithSources() throws {
         try write(#"{ "steps": [ { "name": "a", "run": "true" } ] }"#)
         let result = try run(["pipeline.json", "--watch"])

@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// A procedure that runs a closure.
 ///
@@ -40,6 +41,7 @@ public final class BlockProcedure: Procedure, @unchecked Sendable {
 
     /// Runs the block.
     public override func execute() {
+        assertNoLibraryLockHeld("a BlockProcedure's block")
         switch body {
         case .synchronous(let block):
             do {

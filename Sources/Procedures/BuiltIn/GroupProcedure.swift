@@ -448,6 +448,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     /// A child finished: its errors are kept (unless they echo a cancel) and it is counted out.
     private func countOut(_ child: Operation, errors: [any Error]) {
         if !errors.isEmpty, !isEchoOfGroupCancel(child), let procedure = child as? Procedure {
+            assertNoLibraryLockHeld("transformChildErrors(_:from:)")
             let kept = transformChildErrors(withoutSiblingEchoes(errors, of: child), from: procedure)
             groupLock.withLock { group.childErrors.append(contentsOf: kept) }
         }

@@ -135,6 +135,7 @@ public final class SystemClock: ProcedureClock, TimerHeapOwner, @unchecked Senda
             return nil
         }
         if let arming { arm(arming) }
+        assertNoLibraryLockHeld("the system clock's due actions")
         for action in due { action() }
     }
 }

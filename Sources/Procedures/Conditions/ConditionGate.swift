@@ -283,18 +283,18 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
             open(procedure)
             return
         }
+        let distinct = categories.uniqued { $0 }
         let submit = procedure.lock.withLock { () -> Bool in
             // Same lock as the procedure's: a cancel is decided either before this (and stops
             // here) or after (and its did-cancel hook finds the request and withdraws it).
             guard !stopped, procedure.state.cancellation == .none else { return false }
-            ask(for: categories, by: procedure)
-            waiting = .exclusivity(self.categories)
+            waiting = .exclusivity(distinct)
             hasRequest = true
             return true
         }
         guard submit else { return }
         // Not granted at once: a wait that may close a cycle (a category its enclosing group holds, say).
-        if !ExclusivityManager.shared.submit(self), ExclusivityManager.shared.blockersMayWait(self) {
+        if !ExclusivityManager.shared.submit(self, for: distinct, by: procedure), ExclusivityManager.shared.blockersMayWait(self) {
             WaitForGraph.checkWaits(of: procedure)
         }
     }

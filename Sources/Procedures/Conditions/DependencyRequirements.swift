@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 extension Condition {
     /// What a condition's own dependencies (added or produced) must not have done for the
@@ -58,6 +59,7 @@ extension Condition {
         if let unmet = unmetRequirement() {
             completion(.failed(unmet))
         } else {
+            assertNoLibraryLockHeld("a condition's evaluate(for:completion:)")
             evaluate(for: procedure, completion: completion)
         }
     }

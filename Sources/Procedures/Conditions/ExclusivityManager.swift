@@ -8,9 +8,8 @@ import ProceduresSupport
 /// procedure allocates one object for both, and the request lives exactly as long as the gate
 /// needs it. Every stored property is `final`, so reading one costs no dynamic dispatch.
 class ExclusivityRequest: @unchecked Sendable {
-    // @unchecked: the joined lines, `status`, `missingHeads` and `procedure` are guarded by
-    // the manager's lock; `categories` is set once, before the request is submitted (its
-    // gate's procedure lock orders that write before every reader), and never changes after.
+    // @unchecked: every stored property, `categories` and `procedure` included, is written
+    // and read only under the manager's lock (the two are set by `submit`).
     enum Status {
         case new, waiting, granted, withdrawn
         /// It gave its categories back because it could not start for want of a slot; it
@@ -18,7 +17,7 @@ class ExclusivityRequest: @unchecked Sendable {
         case steppedAside
     }
 
-    @exclusivity(unchecked) final private(set) var categories: [String] = []
+    @exclusivity(unchecked) final fileprivate(set) var categories: [String] = []
     /// The lines it joined, in `categories` order (set by `submit`), so that leaving them
     /// needs no lookup by name: the first one inline, so that a request for one category (the
     /// usual case) allocates no array.
@@ -41,12 +40,6 @@ class ExclusivityRequest: @unchecked Sendable {
     @exclusivity(unchecked) final var procedure: Procedure?
 
     init() {}
-
-    /// Sets what the request asks for, once, before it is submitted.
-    final func ask(for categories: [String], by procedure: Procedure) {
-        self.categories = categories.uniqued { $0 }
-        self.procedure = procedure
-    }
 
     /// The first line it joined for which `predicate` holds.
     final func joinedLine(where predicate: (ExclusivityManager.Line) -> Bool) -> ExclusivityManager.Line? {
@@ -149,15 +142,17 @@ package final class ExclusivityManager: @unchecked Sendable {
     /// comparing its name (often the very same string) is far cheaper than hashing it.
     @exclusivity(unchecked) private var recentLine: Line?
 
-    /// Joins the lines; the request's procedure is told (`exclusivityGranted()`, on this
-    /// thread, or on the thread releasing the last category it waits for) once it holds them
-    /// all. Ignored for a withdrawn request.
+    /// Asks for `categories` (distinct) for `procedure` and joins their lines; the procedure
+    /// is told (`exclusivityGranted()`, on this thread, or on the thread releasing the last
+    /// category it waits for) once it holds them all. Ignored for a withdrawn request.
     /// True if it was granted at once (or withdrawn already).
     @discardableResult
-    func submit(_ request: ExclusivityRequest) -> Bool {
+    func submit(_ request: ExclusivityRequest, for categories: [String], by procedure: Procedure) -> Bool {
         var granted = Grants()
         let waits = lock.withLock { () -> Bool in
             guard request.status == .new else { return false }
+            request.categories = categories
+            request.procedure = procedure
             request.status = .waiting
             join(request, atFront: false, granted: &granted)
             return request.status == .waiting

@@ -65,7 +65,8 @@ extension Procedure {
 }
 
 /// A group's record of its children's echoes; made on the first echo, so groups without one
-/// pay nothing. Guarded by its own lock, never held while calling out.
+/// pay nothing. Guarded by its own lock, under which nothing else is called (the group's lock
+/// included).
 final class SiblingEchoes: @unchecked Sendable {
     // @unchecked: every field is guarded by `lock`.
     private let lock = Lock()
@@ -80,15 +81,20 @@ final class SiblingEchoes: @unchecked Sendable {
     /// Records `error` for `consumer` if `source` is among `group`'s children.
     func note(_ error: ProcedureError, of consumer: Procedure, from source: Procedure, in group: GroupProcedure) {
         let sourceID = ObjectIdentifier(source)
-        lock.withLock {
-            if !children.contains(sourceID) {
-                let added = group.groupLock.withLock { () -> [ObjectIdentifier] in
-                    guard group.group.children.count > indexed else { return [] }
-                    return group.group.children[indexed...].map { ObjectIdentifier($0) }
-                }
-                indexed += added.count
-                children.formUnion(added)
+        let (known, from) = lock.withLock { (children.contains(sourceID), indexed) }
+        var added: [ObjectIdentifier] = []
+        if !known {
+            // The group's lock is taken with this record's let go: no lock is held under another.
+            added = group.groupLock.withLock { () -> [ObjectIdentifier] in
+                guard group.group.children.count > from else { return [] }
+                return group.group.children[from...].map { ObjectIdentifier($0) }
             }
+        }
+        lock.withLock {
+            // Another note may have indexed further meanwhile: every look starts at or below
+            // `indexed`, so the children indexed stay a prefix, whatever the order of merges.
+            children.formUnion(added)
+            indexed = max(indexed, from + added.count)
             if children.contains(sourceID) { pending[ObjectIdentifier(consumer)] = error }
         }
     }

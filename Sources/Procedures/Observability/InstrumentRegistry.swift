@@ -34,6 +34,7 @@ final class InstrumentRegistry: @unchecked Sendable {
     func deliver(_ event: ProcedureLifecycleEvent, enqueuedOn queue: ProcedureQueue?) {
         let current = lock.withLock { attachments }
         for attachment in current where attachment.follows(event, enqueuedOn: queue) {
+            assertNoLibraryLockHeld("an instrument's record(_:)")
             attachment.instrument.record(event)
             if case .enqueued = event.kind, let group = event.procedure as? GroupProcedure {
                 announceChildren(of: group, to: attachment, at: event.timestamp)
@@ -49,6 +50,7 @@ final class InstrumentRegistry: @unchecked Sendable {
         for case let child as Procedure in group.children where child.isEnqueued && !child.isFinished {
             let event = ProcedureInstrumentation.makeEvent(.enqueued, child, group: group, timestamp: timestamp)
             guard attachment.follows(event, enqueuedOn: nil) else { continue }
+            assertNoLibraryLockHeld("an instrument's record(_:)")
             attachment.instrument.record(event)
             // A child without dependencies is ready at once, on the group's suspended queue.
             if child.lock.withLock({ child.state.phase >= .ready }) {

@@ -189,6 +189,7 @@ public struct ProcedureLog: Sendable {
         let entry = Entry(
             level: level, message: message, procedure: identity, isLibraryEvent: library, date: Date(),
             thread: ThreadNumber.current, file: file, line: line)
+        assertNoLibraryLockHeld("the log sink's write(_:)")
         sink.write(entry)
     }
 

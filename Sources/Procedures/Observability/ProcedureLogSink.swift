@@ -82,6 +82,7 @@ public final class BufferedLogSink: ProcedureLogSink, @unchecked Sendable {
             }
             if batch.isEmpty { return }
             for entry in batch {
+                assertNoLibraryLockHeld("a buffered log sink's wrapped write(_:)")
                 wrapped.write(entry)
                 lock.withLock { pending -= 1 }
             }

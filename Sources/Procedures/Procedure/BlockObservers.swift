@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// The procedure types that block observers can be added to; every ``Procedure`` is one.
 ///
@@ -86,7 +87,10 @@ struct BlockObserver<P: Procedure>: ProcedureObserver {
 
     // The observer is only ever attached to (and called with) a procedure of type P, which
     // `ObservableProcedure`'s `Self` guarantees; `unsafeDowncast` checks that in debug builds.
-    private func typed(_ procedure: Procedure) -> P { unsafeDowncast(procedure, to: P.self) }
+    private func typed(_ procedure: Procedure) -> P {
+        assertNoLibraryLockHeld("a block observer's closure")
+        return unsafeDowncast(procedure, to: P.self)
+    }
 
     func willExecute(_ procedure: Procedure) {
         if case .willExecute(let b) = block { b(typed(procedure)) }

@@ -9,19 +9,28 @@ import ProceduresSupport
 extension Procedure {
     /// Serialises finding a cycle with deciding its cancels, so that two threads closing the
     /// same cycle at once find it, cancel it and report it once. Nothing under it runs user
-    /// code: it only reads procedures' states and records cancel decisions.
+    /// code: it only reads procedures' states and records cancel decisions (the members'
+    /// names, which read the open `name`, are read with it let go).
     private static let cycleLock = Lock()
 
     static func checkForCycle(through start: Procedure) {
         guard start.hasWaiters else { return }
-        let found = cycleLock.withLock { () -> (names: [String], cancels: CancelBatch)? in
-            guard let cycle = findCycle(through: start) else { return nil }
-            let names = cycle.map(\.displayName)
-            let errors: [any Error] = [ProcedureError.dependencyCycle(names: names)]
-            // Decided together, handled after: cancelled one by one, the first could finish
-            // and release the next, which might start before its own cancel arrived.
-            let cancels = CancelBatch(deciding: cycle) { _ in errors }
-            return cancels.decidedCount > 0 ? (names, cancels) : nil
+        var found: (names: [String], cancels: CancelBatch)?
+        var cycle = cycleLock.withLock { findCycle(through: start) }
+        while let members = cycle {
+            let names = members.map(\.displayName)
+            // Found again with the names in hand: the cycle may have been broken (a dependency
+            // removed) or cancelled by another thread meanwhile, or another closed instead.
+            cycle = cycleLock.withLock { () -> [Procedure]? in
+                guard let again = findCycle(through: start) else { return nil }
+                guard again.elementsEqual(members, by: ===) else { return again }
+                let errors: [any Error] = [ProcedureError.dependencyCycle(names: names)]
+                // Decided together, handled after: cancelled one by one, the first could finish
+                // and release the next, which might start before its own cancel arrived.
+                let cancels = CancelBatch(deciding: again) { _ in errors }
+                if cancels.decidedCount > 0 { found = (names, cancels) }
+                return nil
+            }
         }
         guard let found else { return }
         ProcedureMisuse.report(

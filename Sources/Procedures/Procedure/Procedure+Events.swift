@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 // How a procedure handles its events. See `EventMailbox` for the one-at-a-time rule.
 extension Procedure {
@@ -46,6 +47,7 @@ extension Procedure {
     }
 
     private func handleCancel(errors: [any Error]) {
+        assertNoLibraryLockHeld("procedureWillCancel(withErrors:) and the will-cancel observers")
         procedureWillCancel(withErrors: errors)
         for observer in observers { observer.willCancel(self, errors: errors) }
         let (readyAction, gate) = lock.withLock { (state.lifecycle.cancelHandled(), state.gate) }
@@ -55,6 +57,7 @@ extension Procedure {
         if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.cancelled(errors: errors), self) }
         _ = respond(to: .cancelTookEffect(errors: errors))  // no default
         perform(readyAction)
+        assertNoLibraryLockHeld("procedureDidCancel(withErrors:) and the did-cancel observers")
         procedureDidCancel(withErrors: errors)
         // A cancelled procedure leaves its categories' lines before its did-cancel observers
         // run, as it releases them before its did-finish observers.
@@ -70,6 +73,7 @@ extension Procedure {
         case .cancelled: startCancelled()
         case .run:
             if let timeout { armTimeout(timeout) }
+            assertNoLibraryLockHeld("the will-execute observers")
             for observer in observers { observer.willExecute(self) }
             // A cancel or finish requested meanwhile (by a will-execute observer, or another
             // thread) waits in the mailbox and must be handled first, `execute()` then being
@@ -91,6 +95,7 @@ extension Procedure {
             if recording { ProcedureInstrumentation.record(.executing, self) }
             // `ProcedureQueue.current` answers the owner inside `execute()`, on whichever
             // thread runs it.
+            assertNoLibraryLockHeld("execute()")
             CurrentOwner.with(owner) { execute() }
             if recording { ProcedureInstrumentation.record(.executed, self) }
             for observer in observers { observer.didExecute(self) }
@@ -116,6 +121,7 @@ extension Procedure {
         }) else { return }
         // A procedure that is finishing can no longer time out.
         timer?.cancel()
+        assertNoLibraryLockHeld("procedureWillFinish(withErrors:), the will-finish observers and the owner's will-finish")
         procedureWillFinish(withErrors: errors)
         for observer in observers { observer.willFinish(self, errors: errors) }
         owner?.procedureWillFinish(self, errors: errors)
@@ -141,6 +147,7 @@ extension Procedure {
         // How corelibs learns that an asynchronous operation finished: a plain OperationQueue
         // running this procedure, plain operations depending on it and `waitUntilFinished()`
         // all wait for it. Sent after storing the state and outside our lock.
+        assertNoLibraryLockHeld("didChangeValue(forKey: \"isFinished\")")
         didChangeValue(forKey: "isFinished")
         // Waiters are released only now, once Foundation knows too: a plain operation that
         // depends on this procedure (through Foundation) is ready only from here.
@@ -153,12 +160,14 @@ extension Procedure {
         for dependent in listeners where !dependent.isEnqueued {
             // Not claimed by a ProcedureQueue: in a plain OperationQueue, which only re-reads
             // `isReady` when told.
+            assertNoLibraryLockHeld("didChangeValue(forKey: \"isReady\")")
             dependent.willChangeValue(forKey: "isReady")
             dependent.didChangeValue(forKey: "isReady")
         }
         // Only a cancelled procedure can finish before its plain dependencies.
         if cancelled { releaseUnfinishedPlainDependencies() }
 
+        assertNoLibraryLockHeld("procedureDidFinish(withErrors:), the did-finish observers and the owner's did-finish")
         procedureDidFinish(withErrors: errors)
         // Its exclusivity categories go to the next in line before its did-finish observers run
         // (as in ProcedureKit): whoever learns of the finish from one finds them free.
@@ -171,6 +180,7 @@ extension Procedure {
 
     func handleProduce(_ operation: Operation) {
         if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.willProduce(operation), self) }
+        assertNoLibraryLockHeld("the will-add and did-add observers")
         for observer in observers { observer.procedure(self, willAdd: operation) }
         let owner = lock.withLock { state.owner }
         owner?.addProduced(operation)

@@ -154,7 +154,10 @@ open class Procedure: Operation, @unchecked Sendable {
     }
 
     /// The name, or the type's name if none was set.
-    package var displayName: String { name ?? String(describing: type(of: self)) }
+    package var displayName: String {
+        assertNoLibraryLockHeld("name (an open property, read for displayName)")
+        return name ?? String(describing: type(of: self))
+    }
 
     /// True once a queue (or a group) has taken the procedure, or it was started by hand.
     /// A procedure that is not enqueued will not run until something adds or starts it.

@@ -118,6 +118,7 @@ public struct ProcedureMisuse: Sendable, CustomStringConvertible {
         let report = ProcedureMisuse(
             kind: kind, message: message, subject: subject.map(ObjectIdentifier.init))
         ProcedureLog.misuse(report, subject: subject)  // checks its level first; misuse is rare
+        assertNoLibraryLockHeld("ProcedureMisuse.handler")
         handler(report)
     }
 }

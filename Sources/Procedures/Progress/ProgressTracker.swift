@@ -355,6 +355,7 @@ final class ProgressTracker: @unchecked Sendable {
             return updateLocked()
         }
         guard let update else { return }
+        assertNoLibraryLockHeld("a progress observer's handler")
         observation.handler(update)
         enum Next { case none, again(TimeInterval), end }
         let next = lock.withLock { () -> Next in
@@ -375,7 +376,9 @@ final class ProgressTracker: @unchecked Sendable {
         switch next {
         case .none: break
         case .again(let last): observation.schedule(after: last)
-        case .end: observation.onEnd?()
+        case .end:
+            assertNoLibraryLockHeld("a progress observer's end handler")
+            observation.onEnd?()
         }
     }
 

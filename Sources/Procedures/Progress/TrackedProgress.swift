@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// The Foundation `Progress` a procedure hands out: its unit counts and fraction are read
 /// from, and its unit counts written to, the procedure's ``ProgressTracker``.
@@ -61,6 +62,7 @@ final class TrackedProgress: Progress, @unchecked Sendable {
     /// Writes `update` into Foundation's own storage (fraction in millionths), and its
     /// cancellation. Called by the tracker, one thread at a time.
     func show(_ update: ProgressUpdate) {
+        assertNoLibraryLockHeld("Progress's unit counts (Foundation's key-value observers)")
         super.totalUnitCount = Self.scale
         super.completedUnitCount = Int64((update.fractionCompleted * Double(Self.scale)).rounded())
         if update.isCancelled && !super.isCancelled { cancel() }

@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// Runs a plain `Operation` added to a ``ProcedureQueue`` or a ``GroupProcedure``: a
 /// procedure that waits for the operation's dependencies, starts it on a slot of the owner's
@@ -21,7 +22,10 @@ final class PlainOperationRunner: Procedure, @unchecked Sendable {
         addDependencies(operation.dependencies)
     }
 
-    override var displayName: String { operation.name ?? String(describing: type(of: operation)) }
+    override var displayName: String {
+        assertNoLibraryLockHeld("a plain operation's name (read for displayName)")
+        return operation.name ?? String(describing: type(of: operation))
+    }
 
     /// The operation's own priority: the scheduler reads it when the runner becomes ready, so
     /// a plain operation is ordered among ready work like a procedure, by its `queuePriority`
@@ -48,6 +52,7 @@ final class PlainOperationRunner: Procedure, @unchecked Sendable {
         // Watched before it starts: an asynchronous operation may finish on another thread
         // at any moment after `start()`.
         PlainOperationWatch.whenFinished(operation) { [self] in finishAutomatically() }
+        assertNoLibraryLockHeld("a plain operation's start()")
         operation.start()
     }
 }

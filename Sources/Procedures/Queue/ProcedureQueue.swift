@@ -46,8 +46,9 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     // @unchecked: `members`, `plainMembers`, `storedDelegate`, `pendingBarrier`, `idleWaiters`
     // and `finishedUnreleased` are guarded by `lock`, and each member's `memberIndex` is
     // written under it; `scheduler` is immutable and locks for itself; `idle` is an
-    // NSCondition used only to wake `waitUntilAllOperationsAreFinished`. (The lock also makes
-    // the runtime's exclusivity checks redundant: where they showed in profiles they are off.)
+    // NSCondition used only to wake `waitUntilAllOperationsAreFinished`, and guards
+    // `idleGeneration`. (The lock also makes the runtime's exclusivity checks redundant:
+    // where they showed in profiles they are off.)
     private let lock = InlineLock()
     let scheduler: ProcedureScheduler
     /// Every unfinished operation added to the queue, oldest first (a plain operation's entry
@@ -65,6 +66,9 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     @exclusivity(unchecked) private var pendingBarrier: BarrierProcedure?
     /// Threads blocked in `waitUntilAllOperationsAreFinished`, woken through `idle`.
     @exclusivity(unchecked) private var idleWaiters = 0
+    /// How many times the queue was found idle with waiters; guarded by `idle`, never by
+    /// `lock`, so a waiter can tell that a wake came after its look at the members.
+    @exclusivity(unchecked) private var idleGeneration = 0
     /// Finished procedures whose release waits for the next thread that adds one.
     ///
     /// Why: the thread that adds a procedure allocates it (eight blocks, seven of them
@@ -208,6 +212,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
                 subject: operation)
             return false
         }
+        assertNoLibraryLockHeld("the queue delegate's procedureQueue(_:willAdd:)")
         delegate?.procedureQueue(self, willAdd: operation)
         if let barrier { operation.addDependency(barrier) }
         (procedure as? PlainOperationRunner)?.adoptOperationDependencies()
@@ -215,6 +220,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
             _ = lock.withLock { removeMember(procedure, adoptedElsewhere: true) }
             return false
         }
+        assertNoLibraryLockHeld("the queue delegate's procedureQueue(_:didAdd:)")
         delegate?.procedureQueue(self, didAdd: operation)
         return true
     }
@@ -237,6 +243,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
             return
         }
         if procedure is PlainOperationRunner { return }  // told once it has finished
+        assertNoLibraryLockHeld("the queue delegate's procedureQueue(_:willFinish:withErrors:)")
         delegate.procedureQueue(self, willFinish: procedure, withErrors: errors)
     }
 
@@ -254,10 +261,12 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         finished = []  // released here, outside the lock (the caller still holds `procedure`)
         if wake {
             idle.lock()
+            idleGeneration &+= 1
             idle.broadcast()
             idle.unlock()
         }
         guard let delegate, !(procedure is BarrierProcedure) else { return }
+        assertNoLibraryLockHeld("the queue delegate's procedureQueue(_:didFinish:)")
         if operation === procedure {
             delegate.procedureQueue(self, didFinish: procedure, withErrors: errors)
         } else {
@@ -329,11 +338,19 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     /// Blocks until every operation added to the queue has finished. Like Foundation's, never
     /// call it from the queue's own operations or from `async` code.
     open override func waitUntilAllOperationsAreFinished() {
-        // Blocking only because the caller asked for it through Foundation's API.
-        idle.lock()
+        // Blocking only because the caller asked for it through Foundation's API. The two
+        // locks are never nested: the generation, read before each look at the members, tells
+        // whether a wake came after that look (a finish empties the members, then wakes).
         lock.withLock { idleWaiters += 1 }
-        while !lock.withLock({ members.isEmpty }) { idle.wait() }
+        while true {
+            idle.lock()
+            let generation = idleGeneration
+            idle.unlock()
+            if lock.withLock({ members.isEmpty }) { break }
+            idle.lock()
+            while idleGeneration == generation { idle.wait() }
+            idle.unlock()
+        }
         lock.withLock { idleWaiters -= 1 }
-        idle.unlock()
     }
 }

@@ -103,6 +103,7 @@ public final class CancellationToken: Sendable {
             return state.handlers
         }
         guard let handlers else { return false }
+        assertNoLibraryLockHeld("a cancellation token's handlers")
         for id in handlers.keys.sorted() {
             switch handlers[id]! {
             case .cancelled(let body): if cancelled { body() }

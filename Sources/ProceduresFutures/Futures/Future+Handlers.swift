@@ -1,3 +1,5 @@
+import ProceduresSupport
+
 extension Future {
     /// Runs `body` once with the result, whatever the outcome (the clean-up handler).
     ///
@@ -39,7 +41,12 @@ extension Future {
         } else {
             whenComplete { owner in
                 let result = unsafeDowncast(owner, to: Future<Value>.self).completedResult
-                if let argument = select(result) { context.execute { body(argument) } }
+                if let argument = select(result) {
+                    context.execute {
+                        assertNoLibraryLockHeld("a future's handler")
+                        body(argument)
+                    }
+                }
                 return CallbackList()
             }
         }
@@ -51,6 +58,7 @@ extension Future {
     ) {
         whenComplete { owner in
             if let argument = select(unsafeDowncast(owner, to: Future<Value>.self).completedResult) {
+                assertNoLibraryLockHeld("a future's handler")
                 body(argument)
             }
             return CallbackList()
@@ -74,9 +82,13 @@ extension Future {
                 return CallbackList()
             }
             if context.executesImmediately {
+                assertNoLibraryLockHeld("a future's handler")
                 gate.take()?(argument)
             } else {
-                context.execute { gate.take()?(argument) }
+                context.execute {
+                    assertNoLibraryLockHeld("a future's handler")
+                    gate.take()?(argument)
+                }
             }
             return CallbackList()
         }

@@ -307,6 +307,7 @@ extension Future: CancelVoteTarget {
         }
         _ = releasedAnchor
         if let request {
+            assertNoLibraryLockHeld("a future's cancel-request handlers")
             for handler in request.handlers { _ = handler(request.options) }
         }
         if let vote = completion.vote {
@@ -322,6 +323,7 @@ extension Future: CancelVoteTarget {
     }
 
     @inlinable func runRequestHandlers(_ request: FutureState<Value>.Request) {
+        assertNoLibraryLockHeld("a future's cancel-request handlers")
         for handler in request.handlers {
             if case .complete(let result) = handler(request.options) {
                 complete(result)

@@ -64,12 +64,16 @@ final class StreamSubscription<Value: Sendable>: @unchecked Sendable {
             return onElement
         }) else { return }
         if immediate {
+            assertNoLibraryLockHeld("a stream subscription's element handler")
             handler(result)
         } else {
             context.execute { [self] in
                 // Unsubscribed meanwhile: stop delivering.
                 let active = StripedLock.withLock(for: self) { onElement != nil }
-                if active { handler(result) }
+                if active {
+                    assertNoLibraryLockHeld("a stream subscription's element handler")
+                    handler(result)
+                }
                 delivered()
             }
         }

@@ -62,6 +62,12 @@ final class PipelineRun: @unchecked Sendable {
         queue.addOperation(everything)
     }
 
+    /// SIGUSR1's default action (ending steps) replaced by "ignore" once per process, before
+    /// the first source for it: libdispatch installs the handler that feeds its sources with
+    /// that first source only, and "ignore" set again by a later run would replace it, leaving
+    /// every later run (under --watch) and every later source deaf to the signal.
+    private static let usr1DefaultIgnored: Void = { _ = signal(SIGUSR1, SIG_IGN) }()
+
     private func installStopSources(signals: Bool) {
         var installed: [any DispatchSourceProtocol] = []
         for (signalNumber, reason) in StopReason.signals where signals {
@@ -83,7 +89,7 @@ final class PipelineRun: @unchecked Sendable {
         }
         // With or without --explain (a signal whose default would kill steps and leave its
         // steps' processes running), and each run its own, so it works under --watch too.
-        signal(SIGUSR1, SIG_IGN)
+        _ = Self.usr1DefaultIgnored
         let explainer = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global())
         explainer.setEventHandler { [self] in context.display.note(StepWaiting.explanation(steps)) }
         explainer.resume()

@@ -138,9 +138,11 @@ final class StepProcedure: GroupProcedure, @unchecked Sendable {
             context.display.stepStarted(record, attempt: number)
         }
         attempt.addDidFinishBlockObserver { [self] attempt, errors in
+            // Read before the lock: `isCancelled` takes the procedure's lock.
+            let cancelled = attempt.isCancelled
             runStateLock.withLock {
                 runState.running = nil
-                if errors.isEmpty && !attempt.isCancelled {
+                if errors.isEmpty && !cancelled {
                     runState.succeeded = true
                 } else {
                     runState.lastFailure = describe(errors)
