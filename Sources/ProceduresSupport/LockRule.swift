@@ -3,8 +3,10 @@
 /// out of the library to user code, to Foundation's `didChangeValue` and to the other
 /// call-outs the lock rule names (Documentation/Internals.md, "Locks: which guards what").
 /// Release builds compile it to nothing: `what` is never evaluated.
+// Public, not package: Swift 6.3.1 does not find an inlinable package function from the other
+// modules when the package is built in release as a dependency (Benchmarks/, Integrations/).
 @inlinable @inline(__always)
-package func assertNoLibraryLockHeld(
+public func assertNoLibraryLockHeld(
     _ what: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line
 ) {
     #if DEBUG
