@@ -348,10 +348,12 @@ open class Procedure: Operation, @unchecked Sendable {
     /// False only if it certainly waits for nothing the library tracks (it simply runs):
     /// a cheap test before a search of the wait-for graph.
     var mayWait: Bool {
-        let (phase, takingBack) = lock.withLock { (state.phase, state.gate?.isTakingCategoriesBack ?? false) }
+        let (phase, takingBack, owner) = lock.withLock { (state.phase, state.gate?.isTakingCategoriesBack ?? false, state.owner) }
         switch phase {
         case .initial, .finishing, .finished: return false
-        case .waiting, .ready: return true
+        case .waiting: return true
+        // Ready, it waits only for a slot, which leads further only if a holder waits itself.
+        case .ready: return owner.map { !$0.scheduler.waitingHolders.isEmpty } ?? false
         case .started, .executing: return takingBack || !waitedForWhileRunning.isEmpty
         }
     }
