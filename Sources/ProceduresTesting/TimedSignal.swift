@@ -1,11 +1,12 @@
 import Foundation
 import Procedures
-import Synchronization
 
 /// A one-shot signal an `async` test awaits with a timeout, on the library's own clock: no
 /// thread is blocked and nothing sleeps. Whichever comes first (the signal, the timeout, or
 /// the awaiting task's cancellation) decides the outcome; the others are ignored.
-package final class TimedSignal: Sendable {
+package final class TimedSignal: @unchecked Sendable {
+    // @unchecked: `state` is only touched under `lock`. An NSLock (a pthread mutex), as in the
+    // other helpers here, rather than `Mutex`, whose futex ThreadSanitizer does not see.
     /// How a wait ended.
     package enum Outcome: Sendable {
         case signalled, timedOut, cancelled
@@ -17,7 +18,8 @@ package final class TimedSignal: Sendable {
         var timer: (any Cancelable)?
     }
 
-    private let state = Mutex(State())
+    private let lock = NSLock()
+    private var state = State()
 
     package init() {}
 
@@ -29,7 +31,7 @@ package final class TimedSignal: Sendable {
     package func wait(timeout: TimeInterval, clock: any ProcedureClock = SystemClock.shared) async -> Outcome {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-                let ended = state.withLock { state -> Outcome? in
+                let ended = lock.withLock { () -> Outcome? in
                     if let outcome = state.outcome { return outcome }
                     state.continuation = continuation
                     return nil
@@ -37,7 +39,7 @@ package final class TimedSignal: Sendable {
                 if let ended { return continuation.resume(returning: ended) }
                 let timer = clock.schedule(after: timeout) { [self] in end(.timedOut) }
                 // The wait may have ended while the timer was being armed: then it goes at once.
-                let keep = state.withLock { state -> Bool in
+                let keep = lock.withLock { () -> Bool in
                     guard state.outcome == nil else { return false }
                     state.timer = timer
                     return true
@@ -50,7 +52,7 @@ package final class TimedSignal: Sendable {
     }
 
     private func end(_ outcome: Outcome) {
-        let (continuation, timer) = state.withLock { state -> (CheckedContinuation<Outcome, Never>?, (any Cancelable)?) in
+        let (continuation, timer) = lock.withLock { () -> (CheckedContinuation<Outcome, Never>?, (any Cancelable)?) in
             guard state.outcome == nil else { return (nil, nil) }
             state.outcome = outcome
             defer { state.continuation = nil; state.timer = nil }
