@@ -30,6 +30,10 @@ class ExclusivityRequest: @unchecked Sendable {
     /// back if it had to wait for a slot: until then a granted request is in transit. Atomic,
     /// so that a procedure that did not wait sets it without the manager's lock.
     final let slotDecided = Atomic<Bool>(false)
+    /// Who came first, without the manager's lock: its procedure starting (1) or its giving
+    /// its categories back for want of a slot (2); 0 until one did. Most procedures start,
+    /// and a start then takes no lock.
+    final let startClaim = Atomic<UInt8>(0)
     /// Set once its procedure started holding the categories: from then on it never steps aside.
     @exclusivity(unchecked) final var started = false
     /// True while it waits, holding a slot, to take back the categories it gave back.
@@ -253,6 +257,10 @@ package final class ExclusivityManager: @unchecked Sendable {
     /// its categories back (see the type's documentation), unless it started meanwhile.
     func slotDecided(for request: ExclusivityRequest, waits: Bool) {
         guard waits else { return request.slotDecided.store(true, ordering: .releasing) }
+        // Started already (a slot came at once after all): it keeps its categories.
+        guard request.startClaim.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged else {
+            return request.slotDecided.store(true, ordering: .releasing)
+        }
         var granted = Grants()
         lock.withLock {
             request.slotDecided.store(true, ordering: .relaxed)
@@ -279,17 +287,8 @@ package final class ExclusivityManager: @unchecked Sendable {
 
     /// Its procedure has a slot: it starts holding its categories, unless it stepped aside.
     func claimForStart(_ request: ExclusivityRequest) -> StartClaim {
-        lock.withLock {
-            switch request.status {
-            case .granted:
-                request.started = true
-                return .start
-            case .steppedAside:
-                return .rejoin
-            case .new, .waiting, .withdrawn:
-                return .start
-            }
-        }
+        let (started, claim) = request.startClaim.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing)
+        return started || claim == 1 ? .start : .rejoin
     }
 
     /// A request that stepped aside, whose procedure now holds a slot, joins its lines again
@@ -298,6 +297,11 @@ package final class ExclusivityManager: @unchecked Sendable {
     /// is told (`exclusivityGranted()`) once it does.
     func rejoin(_ request: ExclusivityRequest) -> Bool {
         lock.withLock {
+            if request.status == .granted {
+                // Its giving them back was decided but not done yet: it keeps them instead.
+                request.started = true
+                return true
+            }
             guard request.status == .steppedAside else { return true }
             request.status = .waiting
             request.isReturning = true
