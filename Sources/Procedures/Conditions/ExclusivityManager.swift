@@ -331,11 +331,6 @@ package final class ExclusivityManager: @unchecked Sendable {
         }
     }
 
-    /// True while `request` holds its categories.
-    func isGranted(_ request: ExclusivityRequest) -> Bool {
-        lock.withLock { request.status == .granted }
-    }
-
     /// Withdraws `request` unless it already holds its categories.
     func leaveLine(_ request: ExclusivityRequest) {
         withdraw(request, unlessGranted: true)

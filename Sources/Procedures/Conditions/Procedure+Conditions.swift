@@ -87,23 +87,15 @@ extension Procedure {
     }
 
     /// Acts, holding no lock, on what opening the gate decided (`gateOpened()`, taken under
-    /// the procedure's lock). A procedure `holding` categories that must wait for a slot gives
-    /// them back meanwhile (see ``ExclusivityManager``), so no category is held by one that
-    /// cannot run.
+    /// the procedure's lock), for a procedure `holding` the categories it was just granted.
     func gateDidOpen(_ action: ReadyAction?, holding request: ExclusivityRequest? = nil) {
-        switch action {
-        case .start:
+        if case .start = action {
             // Started by hand: start on another thread rather than nest inside whatever
             // completed the last condition (a dependency's finish, another procedure's release).
             recordReady(action)
             DispatchQueue.global().async { self.startAfterWaiting() }
-        case .schedule(let scheduler) where request != nil:
-            recordReady(action)
-            let waits = scheduler.submit(self)
-            if let request { ExclusivityManager.shared.slotDecided(for: request, waits: waits) }
-            if waits { checkSlotWait(on: scheduler) }
-        default:
-            perform(action)
+        } else {
+            perform(action, holding: request)
         }
     }
 

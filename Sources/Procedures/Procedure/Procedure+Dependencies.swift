@@ -129,19 +129,21 @@ extension Procedure {
     }
 
     /// Acts on becoming ready (or on the conditions to check first): after a claim, its
-    /// caller; later, the procedure itself.
-    func perform(_ action: ReadyAction?) {
+    /// caller; later, the procedure itself. A procedure `holding` categories (its gate just
+    /// opened) is handed to its scheduler in the step that decides whether it gives them back
+    /// while it waits for a slot (see ``ExclusivityManager``).
+    func perform(_ action: ReadyAction?, holding request: ExclusivityRequest? = nil) {
         recordReady(action)
         switch action {
         case .none: return
         case .schedule(let scheduler):
-            guard scheduler.submit(self) else { return }
-            // One made ready by a cancel may hold categories granted before it: it gives
-            // them back while it waits for a slot, as one whose gate opened does.
-            if let request = lock.withLock({ state.gate?.request }) {
-                ExclusivityManager.shared.slotDecided(for: request, waits: true)
+            let waits = scheduler.submit(self)
+            // One made ready by a cancel may hold categories granted before it: looked up
+            // only if it waits.
+            if let request = request ?? (waits ? lock.withLock({ state.gate?.request }) : nil) {
+                ExclusivityManager.shared.slotDecided(for: request, waits: waits)
             }
-            checkSlotWait(on: scheduler)
+            if waits { checkSlotWait(on: scheduler) }
         case .start: startAfterWaiting()
         case .checkConditions: beginCheckingConditions()
         }
