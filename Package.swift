@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "Procedures", dependencies: ["ProceduresSupport", "ProceduresFutures"]),
         // Helpers for XCTest and Swift Testing in one target (both ship with the toolchain, and
         // Testing links from a library on Linux): one product, and one core both call.
-        .target(name: "ProceduresTesting", dependencies: ["Procedures"]),
+        .target(name: "ProceduresTesting", dependencies: ["Procedures", "ProceduresSupport"]),
         // Its own target so that only users of the network procedures link FoundationNetworking (libcurl).
         .target(name: "ProceduresNetwork", dependencies: ["Procedures"]),
         // Child processes (spawning, containment with cgroups and a subreaper): a library of
@@ -34,7 +34,7 @@ let package = Package(
         // The `steps` tool's stages (parse, check, plan, run, display), a library of its own so
         // that tests call them in process; the executable only maps its errors to exit statuses.
         .target(
-            name: "StepsCore", dependencies: ["Procedures", "ProceduresProcess"],
+            name: "StepsCore", dependencies: ["ProceduresSupport", "Procedures", "ProceduresProcess"],
             // The bundled example pipeline, compiled into the library (`PackageResources.demo_json`).
             resources: [.embedInCode("demo.json")]),
         .executableTarget(name: "steps", dependencies: ["StepsCore"]),

@@ -1,12 +1,11 @@
 import Foundation
 import Procedures
+import ProceduresSupport
 
 /// A one-shot signal an `async` test awaits with a timeout, on the library's own clock: no
 /// thread is blocked and nothing sleeps. Whichever comes first (the signal, the timeout, or
 /// the awaiting task's cancellation) decides the outcome; the others are ignored.
-package final class TimedSignal: @unchecked Sendable {
-    // @unchecked: `state` is only touched under `lock`. An NSLock (a pthread mutex), as in the
-    // other helpers here, rather than `Mutex`, whose futex ThreadSanitizer does not see.
+package final class TimedSignal: Sendable {
     /// How a wait ended.
     package enum Outcome: Sendable {
         case signalled, timedOut, cancelled
@@ -18,8 +17,8 @@ package final class TimedSignal: @unchecked Sendable {
         var timer: (any Cancelable)?
     }
 
-    private let lock = NSLock()
-    private var state = State()
+    // A pthread mutex, not `Mutex`, whose futex ThreadSanitizer does not see.
+    private let state = LockedValue(State())
 
     package init() {}
 
@@ -31,7 +30,7 @@ package final class TimedSignal: @unchecked Sendable {
     package func wait(timeout: TimeInterval, clock: any ProcedureClock = SystemClock.shared) async -> Outcome {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-                let ended = lock.withLock { () -> Outcome? in
+                let ended = state.withLock { state -> Outcome? in
                     if let outcome = state.outcome { return outcome }
                     state.continuation = continuation
                     return nil
@@ -39,7 +38,7 @@ package final class TimedSignal: @unchecked Sendable {
                 if let ended { return continuation.resume(returning: ended) }
                 let timer = clock.schedule(after: timeout) { [self] in end(.timedOut) }
                 // The wait may have ended while the timer was being armed: then it goes at once.
-                let keep = lock.withLock { () -> Bool in
+                let keep = state.withLock { state -> Bool in
                     guard state.outcome == nil else { return false }
                     state.timer = timer
                     return true
@@ -52,7 +51,7 @@ package final class TimedSignal: @unchecked Sendable {
     }
 
     private func end(_ outcome: Outcome) {
-        let (continuation, timer) = lock.withLock { () -> (CheckedContinuation<Outcome, Never>?, (any Cancelable)?) in
+        let (continuation, timer) = state.withLock { state -> (CheckedContinuation<Outcome, Never>?, (any Cancelable)?) in
             guard state.outcome == nil else { return (nil, nil) }
             state.outcome = outcome
             defer { state.continuation = nil; state.timer = nil }

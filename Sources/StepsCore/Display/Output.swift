@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// Unbuffered writes to standard output and standard error, so that a reader on a pipe sees
 /// each line as it happens.
@@ -29,28 +30,25 @@ enum Output {
     private static let state = ClosedState()
 
     /// Whether standard output was found closed, and who is told.
-    private final class ClosedState: @unchecked Sendable {
-        // @unchecked: `closed` and `handler` are guarded by `lock`.
-        private let lock = NSLock()
-        private var closed = false
-        private var handler: (@Sendable () -> Void)?
+    private final class ClosedState: Sendable {
+        private let state = LockedValue<(closed: Bool, handler: (@Sendable () -> Void)?)>((false, nil))
 
-        var isClosed: Bool { lock.withLock { closed } }
+        var isClosed: Bool { state.withLock { $0.closed } }
 
         func close() {
-            let handler = lock.withLock { () -> (@Sendable () -> Void)? in
-                guard !closed else { return nil }
-                closed = true
-                defer { self.handler = nil }
-                return self.handler
+            let handler = state.withLock { state -> (@Sendable () -> Void)? in
+                guard !state.closed else { return nil }
+                state.closed = true
+                defer { state.handler = nil }
+                return state.handler
             }
             if let handler { DispatchQueue.global().async(execute: handler) }
         }
 
         func setHandler(_ handler: @escaping @Sendable () -> Void) {
-            let now = lock.withLock { () -> Bool in
-                if closed { return true }
-                self.handler = handler
+            let now = state.withLock { state -> Bool in
+                if state.closed { return true }
+                state.handler = handler
                 return false
             }
             if now { DispatchQueue.global().async(execute: handler) }

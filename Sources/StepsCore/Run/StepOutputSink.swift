@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// Where the lines a step prints go, as they come: standard output to `NAME.log`, standard
 /// error to `NAME.err.log` (kept apart, so that a step's answer can be read from its log),
@@ -12,8 +13,7 @@ import Foundation
 ///
 /// A try's two streams are delivered on its process's one serial queue, and tries run one
 /// after another, so lines are written in the order they arrive.
-final class StepOutputSink: @unchecked Sendable {
-    // @unchecked: `unfinishedLine` is guarded by `lock`; the rest is immutable.
+final class StepOutputSink: Sendable {
     let transcript: StepTranscript
     private let output: FileHandle
     private let errors: FileHandle
@@ -23,9 +23,8 @@ final class StepOutputSink: @unchecked Sendable {
     private let progressDisplay: any Display
     /// Whether what is shown goes to a terminal, and is escaped.
     private let escapes: Bool
-    private let lock = NSLock()
     /// The streams whose log ends with a line the step did not end (a try's marker starts a line of its own).
-    private var unfinishedLine: Set<StepTranscript.Stream> = []
+    private let unfinishedLine = LockedValue<Set<StepTranscript.Stream>>([])
 
     /// Creates (or empties) the step's two logs.
     init(for record: StepRecord, context: RunContext) throws {
@@ -53,7 +52,7 @@ final class StepOutputSink: @unchecked Sendable {
     func write(_ bytes: Data, stream: StepTranscript.Stream) {
         // Logs are the record of what happened: a disk that fills up loses what does not fit.
         try? (stream == .error ? errors : output).write(contentsOf: bytes)
-        if bytes.last != UInt8(ascii: "\n") { lock.withLock { _ = unfinishedLine.insert(stream) } }
+        if bytes.last != UInt8(ascii: "\n") { unfinishedLine.withLock { _ = $0.insert(stream) } }
         let content = bytes.last == UInt8(ascii: "\n") ? bytes.dropLast() : bytes[...]
         let text = escapes ? TerminalText.escaped(content) : String(decoding: content, as: UTF8.self)
         let line = StepTranscript.Line(stream: stream, text: text)
@@ -70,9 +69,9 @@ final class StepOutputSink: @unchecked Sendable {
     /// The marker before a try after the first, in both logs and the transcript.
     func beginTry(_ attempt: Int, of attempts: Int) {
         let marker = StepLog.marker(attempt: attempt, of: attempts)
-        let unfinished = lock.withLock { () -> Set<StepTranscript.Stream> in
-            defer { unfinishedLine = [] }
-            return unfinishedLine
+        let unfinished = unfinishedLine.withLock { lines -> Set<StepTranscript.Stream> in
+            defer { lines = [] }
+            return lines
         }
         try? output.write(contentsOf: Data(((unfinished.contains(.output) ? "\n" : "") + marker).utf8))
         try? errors.write(contentsOf: Data(((unfinished.contains(.error) ? "\n" : "") + marker).utf8))
