@@ -221,6 +221,18 @@ enum WaitForGraph {
         }
     }
 
+    /// A cycle `waits` close whose every wait still holds when read again (a prospective first
+    /// wait, about to begin, taken as given), found under `searchLock`.
+    private static func confirmedCycle(
+        closedBy waits: [WaitEdge], unclaimed: Bool = false, prospective: Bool = false, limit: Int
+    ) -> [WaitEdge]? {
+        searchLock.withLock {
+            guard let cycle = cycle(closedBy: waits, unclaimed: unclaimed, limit: limit) else { return nil }
+            let unbegun = prospective && cycle[0].waiter === waits[0].waiter
+            return stillHolds(cycle, unclaimed: unclaimed, prospective: unbegun) ? cycle : nil
+        }
+    }
+
     /// Reads what `waits` lead to, holding no lock: true if some of them may lead further
     /// (the usual category wait is for a procedure that is simply running).
     private static func mayLeadFurther(_ waits: [WaitEdge], unclaimed: Bool) -> Bool {
@@ -247,13 +259,9 @@ enum WaitForGraph {
     /// begin them. Otherwise true if a cycle was found (and ended).
     @discardableResult
     static func check(_ waits: [WaitEdge], unclaimed: Bool = false, prospective: Bool = false, limit: Int = .max) -> Bool {
-        guard let start = waits.first?.waiter, mayLeadFurther(waits, unclaimed: unclaimed) else { return false }
-        let found = searchLock.withLock { () -> [WaitEdge]? in
-            guard let cycle = cycle(closedBy: waits, unclaimed: unclaimed, limit: limit) else { return nil }
-            let unbegun = prospective && cycle[0].waiter === start
-            return stillHolds(cycle, unclaimed: unclaimed, prospective: unbegun) ? cycle : nil
-        }
-        guard let found else { return false }
+        guard let start = waits.first?.waiter, mayLeadFurther(waits, unclaimed: unclaimed),
+            let found = confirmedCycle(closedBy: waits, unclaimed: unclaimed, prospective: prospective, limit: limit)
+        else { return false }
         let throughStart = found[0].waiter === start
         end(found, victim: prospective && throughStart ? found[0] : nil)
         if prospective { return throughStart }
@@ -264,12 +272,7 @@ enum WaitForGraph {
         while let waiter = pending.popLast(), ended < 16 {
             guard waiter.mayWait else { continue }
             let again = edges(of: waiter)
-            guard !again.isEmpty,
-                let cycle = searchLock.withLock({ () -> [WaitEdge]? in
-                    guard let cycle = cycle(closedBy: again, limit: limit) else { return nil }
-                    return stillHolds(cycle, unclaimed: false, prospective: false) ? cycle : nil
-                })
-            else { continue }
+            guard !again.isEmpty, let cycle = confirmedCycle(closedBy: again, limit: limit) else { continue }
             end(cycle, victim: nil)
             ended += 1
             pending += cycle.map(\.waiter)
