@@ -375,7 +375,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         scheduler.setHolder(self)  // until the group finishes (see finishIfDone)
         // It holds its owner's slot while it waits for its children (for the wait-for graph).
         let ownerScheduler = lock.withLock { state.owner?.scheduler }
-        ownerScheduler?.waitingHolders.began()
+        ownerScheduler?.holderBeganWaiting()
         // Only observers need the list: most groups have none, and then no array is made.
         let observers = self.observers
         let initial = groupLock.withLock { () -> ArraySlice<Operation> in
@@ -469,7 +469,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         }
         guard let (errors, ownerScheduler) = decided else { return }
         scheduler.setHolder(nil)
-        ownerScheduler?.waitingHolders.ended()
+        ownerScheduler?.holderStoppedWaiting()
         finishAutomatically(withErrors: errors)
     }
 

@@ -317,14 +317,14 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         guard case .rejoin = ExclusivityManager.shared.claimForStart(self) else { return true }
         procedure.lock.withLock { returningStart = (owner, scheduler) }
         // It holds a slot while it waits: a slot holder a wait for a slot can lead back from.
-        scheduler.waitingHolders.began()
+        scheduler.holderBeganWaiting()
         guard ExclusivityManager.shared.rejoin(self) else {
             WaitForGraph.checkWaits(of: procedure)
             return false
         }
         // Granted at once, unless a cancel took the start meanwhile (and starts it itself).
         guard takeReturningStart(procedure) != nil else { return false }
-        scheduler.waitingHolders.ended()
+        scheduler.holderStoppedWaiting()
         return true
     }
 
@@ -332,7 +332,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
     /// scheduler's queue (not on the thread that released them). False if it was not waiting so.
     func resumeReturningStart(of procedure: Procedure) -> Bool {
         guard let start = takeReturningStart(procedure) else { return false }
-        start.scheduler.waitingHolders.ended()
+        start.scheduler.holderStoppedWaiting()
         start.scheduler.dispatch { CurrentOwner.with(start.owner) { procedure.send(.start) } }
         return true
     }

@@ -161,7 +161,7 @@ extension Procedure {
     /// A wait for a slot of `scheduler` began: only a slot holder that waits itself can lead
     /// back here, so the wait-for graph is searched only if it has one.
     func checkSlotWait(on scheduler: ProcedureScheduler) {
-        if !scheduler.waitingHolders.isEmpty { WaitForGraph.checkWaits(of: self) }
+        if scheduler.hasWaitingHolders { WaitForGraph.checkWaits(of: self) }
     }
 
     /// Tells the instruments the procedure is ready; not for `.checkConditions`, where its

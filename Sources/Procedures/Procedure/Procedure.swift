@@ -353,7 +353,7 @@ open class Procedure: Operation, @unchecked Sendable {
         case .initial, .finishing, .finished: return false
         case .waiting: return true
         // Ready, it waits only for a slot, which leads further only if a holder waits itself.
-        case .ready: return owner.map { !$0.scheduler.waitingHolders.isEmpty } ?? false
+        case .ready: return owner.map { $0.scheduler.hasWaitingHolders } ?? false
         case .started, .executing: return takingBack || !waitedForWhileRunning.isEmpty
         }
     }

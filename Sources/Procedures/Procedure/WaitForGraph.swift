@@ -115,7 +115,7 @@ enum WaitForGraph {
             // A slot wait ends when any holder finishes: it is stuck only while every slot is
             // taken by a holder that waits itself (a suspension ends when the user resumes).
             let scheduler = owner.scheduler
-            guard !scheduler.waitingHolders.isEmpty else { return [] }
+            guard scheduler.hasWaitingHolders else { return [] }
             let (suspended, fullWidth) = scheduler.readyHoldUp
             guard !suspended, fullWidth != nil else { return [] }
             let holders = owner.ownedProcedures.filter { $0 !== procedure && $0.waitsWhileHoldingASlot }

@@ -30,10 +30,12 @@ import Synchronization
 /// What it decides is a ``SchedulerStateMachine`` kept under one lock: each call reports an
 /// event to it there and performs the action it returns (``perform(_:)``) after unlocking.
 final class ProcedureScheduler: @unchecked Sendable {
-    // @unchecked: `machine` is only touched under `lock`; the other fields are atomics (or hold one).
+    // @unchecked: `machine` is only touched under `lock`; the other fields are atomics.
     private let lock = InlineLock()
-    /// How many of its slot holders wait themselves, for the wait-for graph (an atomic).
-    let waitingHolders = WaitingSlotHolders()
+    /// How many of its slot holders wait themselves while they hold their slots (a running
+    /// group, one taking its categories back): only such a holder can lead a wait for a slot
+    /// back to its waiter, so the wait-for graph searches a slot wait only while some do.
+    private let waitingHolderCount = Atomic<Int>(0)
     @exclusivity(unchecked) private var machine: SchedulerStateMachine
     /// The machine's `isSuspended`, copied under `lock` for `parkWhileSuspended` to read
     /// without it: every procedure with conditions asks, and most queues are never suspended.
@@ -41,6 +43,14 @@ final class ProcedureScheduler: @unchecked Sendable {
     /// Set when work arrives for a lingering loop, which watches it without the lock (then
     /// takes the lock to take the work): spinning on the lock would hold up the submitter.
     private let lingerPoke = Atomic<Bool>(false)
+
+    /// True if some slot holder waits itself (no lock taken).
+    var hasWaitingHolders: Bool { waitingHolderCount.load(ordering: .relaxed) > 0 }
+
+    /// A slot holder began to wait (balanced by exactly one ``holderStoppedWaiting()``).
+    func holderBeganWaiting() { waitingHolderCount.add(1, ordering: .relaxed) }
+
+    func holderStoppedWaiting() { waitingHolderCount.subtract(1, ordering: .relaxed) }
 
     init(width: Int = -1, suspended: Bool = false) {
         machine = SchedulerStateMachine(width: width, suspended: suspended)
