@@ -65,11 +65,14 @@ final class WaitForGraphStressTests: MisuseRecordingTestCase {
         let started = Date()
         let misuse = misuse!
         let runner = Thread {
+            // PROCEDURES_STRESS_ROUND=N: every round is round N of the seed, to study one round.
+            let only = ProcessInfo.processInfo.environment["PROCEDURES_STRESS_ROUND"].flatMap(Int.init)
             for round in 0..<rounds {
-                var random = StressRandom(seed: seed &+ UInt64(round) &* 0x9E37_79B9)
+                let made = only ?? round
+                var random = StressRandom(seed: seed &+ UInt64(made) &* 0x9E37_79B9)
                 let plan = WaitGraphRoundPlan(using: &random)
                 let failure = Self.run(
-                    plan, label: "PROCEDURES_STRESS_SEED=\(seed) round \(round)", random: &random, misuse: misuse, tally: tally)
+                    plan, label: "PROCEDURES_STRESS_SEED=\(seed) round \(made)", random: &random, misuse: misuse, tally: tally)
                 tally.mutate { tally in
                     tally.ran += 1
                     if let failure { tally.failures.append(failure) }
