@@ -17,9 +17,9 @@ import Musl
 /// the kernel picks, so under steady contention the lock belongs, most of the time, to a
 /// thread that is not yet running, every other thread queues behind it, and throughput falls
 /// to the rate of context switches (a lock convoy). A procedure's lock is seldom contended,
-/// but a group's is taken by each of its children, from every thread they finish on: a batch
-/// of 100,000 children took 5–17 s instead of 0.2 s, on and off, once Dispatch had lent the
-/// process more threads than cores. Here, as in glibc's own mutexes, unlocking wakes one
+/// but a group's is taken by each of its children, from every thread they finish on, and
+/// convoys once Dispatch has lent the process more threads than cores (Internals.md,
+/// "Performance notes"). Here, as in glibc's own mutexes, unlocking wakes one
 /// sleeper and lets it compete: a thread that is running takes the lock first. On other
 /// platforms it is the standard library's `Mutex` (`os_unfair_lock`, which does not hand
 /// off).

@@ -17,11 +17,12 @@ import Darwin
 /// and a separate mutex).
 ///
 /// Rule for every caller in this package: never call user code, Foundation's `didChangeValue`
-/// or another object's lock-taking method while holding one of these.
+/// or another object's lock-taking method while holding one of these, except for the
+/// nestings the lock table of Documentation/Internals.md lists.
 ///
 /// `public` rather than `package` (this module is no product, so nothing outside the package
 /// links it): this toolchain inlines `@inlinable package` methods only within their own
-/// module, and an out-of-line generic `withLock` cost S1 about 10% more instructions.
+/// module, and every lock taken on a hot path would otherwise be an out-of-line generic call.
 public struct Lock: @unchecked Sendable {
     // @unchecked: the only state is the pthread mutex, which is itself the synchronisation.
     @usableFromInline final class Storage: ManagedBuffer<Void, pthread_mutex_t> {

@@ -270,7 +270,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
 
 /// A repeat's iteration state. Not generic on purpose: in the repeat's generic code every
 /// access to a `T?` or to a struct nested in the generic class asks the runtime for that
-/// type's metadata (a hashed lookup of about 400 instructions), several times per operation.
+/// type's metadata (a hashed lookup), several times per operation.
 /// The repeat only ever stores its own `T`s here, and casts them back without a check.
 private struct RepeatIteration {
     var count = 0

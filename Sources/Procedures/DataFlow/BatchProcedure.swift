@@ -50,7 +50,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     // What each element touches does not depend on `Element` or `Output` (`State`, an index,
     // a procedure): generic code here is not specialised for the caller's types, so every
     // value it builds whose layout does (a state holding `[Element]`, an `(Int, Element)`)
-    // costs a runtime metadata lookup, several hundred instructions each time.
+    // costs a runtime metadata lookup each time.
 
     /// How children are made: transforms (always `TransformProcedure<Element, Output>`), or
     /// any output procedure.

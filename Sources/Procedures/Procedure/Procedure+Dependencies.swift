@@ -3,8 +3,9 @@ import Foundation
 // Dependencies between procedures are tracked here rather than by Foundation: corelibs'
 // OperationQueue rescans every pending operation on every event, so parking not-ready
 // operations in it is quadratic. A waiting procedure instead counts its unfinished
-// dependencies; each dependency tells its waiters when it finishes. Dependencies on plain
-// `Operation`s are left to Foundation.
+// dependencies; each dependency tells its waiters when it finishes. A plain `Operation`
+// dependency is watched through its completion (`PlainOperationWatch`), or left to Foundation
+// for a procedure that a plain `OperationQueue` (or a hand) starts.
 extension Procedure {
     func reportDependencyMisuse(_ what: String) {
         ProcedureMisuse.report(

@@ -50,8 +50,8 @@ open class Procedure: Operation, @unchecked Sendable {
     // @unchecked: `state`, `instrumentation` and `progressStorage` are read and written only
     // under `lock`; `memberSlot` is atomic.
     let lock = InlineLock()
-    // Always accessed under `lock`, so Swift's dynamic exclusivity checks (about 100
-    // instructions each, a dozen times per procedure) add nothing but cost.
+    // Always accessed under `lock`, so Swift's dynamic exclusivity checks, run at every
+    // access, would find nothing.
     @exclusivity(unchecked) var state = ProcedureState()
     /// Its number, creation time, group and producer for logs and traces (under `lock`).
     @exclusivity(unchecked) var instrumentation = InstrumentationFields()

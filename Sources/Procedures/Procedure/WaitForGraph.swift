@@ -43,13 +43,14 @@ struct WaitEdge: CustomStringConvertible {
 /// ended by cancelling one of its procedures with ``ProcedureError/deadlock(reason:)``.
 ///
 /// A search runs only when a wait begins that could close a cycle: a category the procedure
-/// cannot take at once, a slot held by a procedure that itself waits (a running group, say),
-/// the dependencies of its conditions, and the dependencies of a procedure that something
-/// already waits for. Anything else (a plain procedure on a queue with room, a queue whose
+/// cannot take at once (or a category's line moving on to one that still waits), a slot held
+/// by a procedure that itself waits (a running group, say), the dependencies of its
+/// conditions, a group starting while one of its children waits for something outside it, and
+/// the dependencies of a procedure that something already waits for. Anything else (a plain procedure on a queue with room, a queue whose
 /// running procedures wait for nothing) pays nothing.
 enum WaitForGraph {
     /// Serialises finding a cycle with ending it, so that two threads closing the same cycle
-    /// find and end it once. Nothing under it runs user code (names are read before).
+    /// find and end it once. Nothing under it runs user code (names are built after it is let go).
     private static let searchLock = Lock()
 
     /// How many groups exist: with none, and no category in use, every cycle is one of

@@ -35,8 +35,8 @@ extension Procedure {
     /// 100 %; a cancelled one stops where it was (and its `Progress` reads `isCancelled`);
     /// cancelling the `Progress` cancels the procedure.
     ///
-    /// The object is made the first time it is asked for (corelibs' `Progress` costs about
-    /// 1.5 µs to make, half a trivial procedure's whole run). Its unit counts, `isFinished` and
+    /// The object is made the first time it is asked for (making corelibs' `Progress` costs
+    /// about half a trivial procedure's whole run). Its unit counts, `isFinished` and
     /// `isIndeterminate` are safe to read from any thread, on Linux too. On Linux its
     /// `fractionCompleted` is corelibs' own, computed from storage the library updates while
     /// the procedure runs, without a lock (corelibs lets no subclass override it): from

@@ -3,8 +3,9 @@ import ProceduresSupport
 
 /// What a procedure belongs to while it is enqueued: a ``ProcedureQueue`` or a
 /// ``GroupProcedure`` (whose children need no Foundation queue). The procedure asks its owner
-/// for a slot when it is ready (through the owner's scheduler) and tells it when it finishes;
-/// it never calls back into the owner for anything else.
+/// for a slot when it is ready (through the owner's scheduler), hands it what it produces,
+/// answers it for ``ProcedureQueue/current`` and tells it when it finishes; the wait-for
+/// graph reads its procedures. Nothing else calls the owner.
 protocol ProcedureOwner: AnyObject, Sendable {
     /// Starts the owner's ready procedures within its width.
     var scheduler: ProcedureScheduler { get }

@@ -69,17 +69,10 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     /// How many times the queue was found idle with waiters; guarded by `idle`, never by
     /// `lock`, so a waiter can tell that a wake came after its look at the members.
     @exclusivity(unchecked) private var idleGeneration = 0
-    /// Finished procedures whose release waits for the next thread that adds one.
-    ///
-    /// Why: the thread that adds a procedure allocates it (eight blocks, seven of them
-    /// Foundation's `Operation`), and the worker that finishes it would free them. With
-    /// glibc's allocator a block freed by another thread goes back to the allocating thread's
-    /// arena under that arena's lock, the lock the adding thread takes for every allocation:
-    /// one thread adding while others finish contend on it at every block (S1 measured about
-    /// 35,000 futex wake-ups per 100,000 procedures). Released by the adding thread, the
-    /// blocks return to its own cache and are reused at once: S1 went from 0.50 to 0.35-0.45
-    /// of Foundation's queue. So that nothing lingers, they are released by the finishing
-    /// thread once the queue is idle or `unreleasedLimit` wait.
+    /// Finished procedures whose release waits for the next thread that adds one: freed on the
+    /// thread that allocated them, their blocks skip the contended lock of that thread's glibc
+    /// arena (Internals.md, "Who frees a finished procedure"). So that nothing lingers, the
+    /// finishing thread releases them once the queue is idle or `unreleasedLimit` wait.
     @exclusivity(unchecked) private var finishedUnreleased: [Procedure] = []
     static let unreleasedLimit = 256
     private let idle = NSCondition()

@@ -174,8 +174,6 @@ struct SchedulerStateMachine {
         if underlyingQueue == nil { target = ProcedureScheduler.globalQueue(for: qos) }
     }
 
-    /// Why a ready procedure in the line has not started: suspended, or every slot of its
-    /// width taken (that width), or neither.
     /// The queue drain loops run on.
     var targetQueue: DispatchQueue { target }
 
@@ -185,6 +183,8 @@ struct SchedulerStateMachine {
         isSuspended || !slot.letsWorkStart || (width >= 0 && running + line.count > width)
     }
 
+    /// Why a ready procedure in the line has not started: suspended, or every slot of its
+    /// width taken (that width), or neither.
     var readyHoldUp: (suspended: Bool, fullWidth: Int?) {
         (isSuspended, width >= 0 && running >= width ? width : nil)
     }

@@ -73,7 +73,7 @@
 
     // Declaration order is layout order: the flags and `liveVoters` fill the bytes after
     // `phase`'s tag, and the counters are 32-bit, so a future is 104 bytes instead of 136
-    // (a promise's future is allocated for every promise; F2 creates 100,000 of them).
+    // (a promise's future is allocated for every promise).
     @usableFromInline var phase: Phase
     /// Whether this future's vote on `upstream` has been neither cast nor withdrawn yet.
     @usableFromInline var upstreamVoteLive = false
