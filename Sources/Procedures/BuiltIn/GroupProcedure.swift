@@ -366,8 +366,13 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         groupLock.withLock { group.children }.compactMap { $0 as? Procedure }
     }
 
+    override var letsItsChildrenRun: Bool { groupLock.withLock { group.hasStarted } }
+
+    override var hasUnfinishedChildren: Bool { groupLock.withLock { group.unfinishedChildren > 0 } }
+
+    /// Its unfinished children once it has started them (before, it waits for its categories).
     override var waitedForWhileRunning: [Procedure] {
-        groupLock.withLock { group.children }.compactMap { $0 as? Procedure }.filter { !$0.isFinished }
+        groupLock.withLock { group.hasStarted ? group.children : [] }.compactMap { $0 as? Procedure }.filter { !$0.isFinished }
     }
 
     func startChildren() {

@@ -337,6 +337,10 @@ open class Procedure: Operation, @unchecked Sendable {
     /// unfinished children. None by default.
     var waitedForWhileRunning: [Procedure] { [] }
 
+    /// True while it owns children that have not finished: they wait for it to start them,
+    /// and it for them once it has. False by default.
+    var hasUnfinishedChildren: Bool { false }
+
     /// True while it holds a slot and waits for what the library tracks: a running group with
     /// unfinished children, or one taking back its categories.
     var waitsWhileHoldingASlot: Bool {
@@ -365,8 +369,9 @@ open class Procedure: Operation, @unchecked Sendable {
         return request != nil || hasWaiters || owner is Procedure || (owner?.scheduler.counts.waiting ?? 0) > 0
     }
 
-    /// True once it has started (a group runs its children from then on).
-    var hasStarted: Bool { lock.withLock { state.phase >= .started } }
+    /// True once what it owns may run: a group's children once it has started them, which
+    /// it does only after it has taken back any categories it gave up to wait for a slot.
+    var letsItsChildrenRun: Bool { lock.withLock { state.phase >= .started } }
 
     // MARK: - Producing
 

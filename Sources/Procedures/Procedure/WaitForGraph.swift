@@ -108,11 +108,11 @@ enum WaitForGraph {
                 edges.append(WaitEdge(waiter: procedure, kind: .dependency, target: dependency))
             }
             if let gate { edges += gateEdges(of: procedure, gate: gate, unclaimed: unclaimed) }
-            if let group, !group.hasStarted { edges.append(WaitEdge(waiter: procedure, kind: .groupStart, target: group)) }
+            if let group, !group.letsItsChildrenRun { edges.append(WaitEdge(waiter: procedure, kind: .groupStart, target: group)) }
         case .ready(let owner, let group, let request):
             // Granted a moment ago, it is about to start or to give its categories back.
             if let request, ExclusivityManager.shared.isInTransit(request) { return [] }
-            if let group, !group.hasStarted { return [WaitEdge(waiter: procedure, kind: .groupStart, target: group)] }
+            if let group, !group.letsItsChildrenRun { return [WaitEdge(waiter: procedure, kind: .groupStart, target: group)] }
             // A slot wait ends when any holder finishes: it is stuck only while every slot is
             // taken by a holder that waits itself (a suspension ends when the user resumes).
             let scheduler = owner.scheduler

@@ -130,4 +130,39 @@ final class WaitForGraphTests: MisuseRecordingTestCase {
         assertProcedureFinished(late)
         XCTAssertTrue(misuse.all.isEmpty, "\(misuse.all)")
     }
+
+    /// A group that gave its category back to wait for a slot has started once it has the
+    /// slot, yet its children still wait for it until it has the category again: a cycle
+    /// through them (the category's holder waits for a child that depends on one of them)
+    /// is reported, and cancelling the group ends it.
+    func testAGroupTakingItsCategoryBackHoldsItsChildrenBackAndACycleThroughThemIsReported() {
+        let b = "taking-back-\(UUID().uuidString)"
+        let narrow = ProcedureQueue()
+        narrow.maxConcurrentOperationCount = 1
+        let occupant = HeldProcedure(name: "occupant")
+        narrow.addOperation(occupant)
+        wait(for: [occupant.executing], timeout: bound)
+        let inner = TestProcedure(name: "inner")
+        let group = GroupProcedure(operations: [inner])
+        group.name = "group"
+        group.addCondition(MutuallyExclusive<Never>(category: b))
+        narrow.addOperation(group)  // granted B, then gives it back to wait for the slot
+        waitUntil("the group gave B back to wait for the slot", timeout: bound) { group.waitingReason.map { "\($0)" }?.contains("slot") == true && !ExclusivityManager.isInUse(b) }
+        let child = TestProcedure(name: "child")
+        child.addDependency(inner)
+        let holder = GroupProcedure(operations: [child])
+        holder.name = "holder"
+        holder.addCondition(MutuallyExclusive<Never>(category: b))
+        ProcedureQueue().addOperation(holder)  // takes B and waits for child, which waits for inner
+        waitUntil("holder executes", timeout: bound) { holder.isExecuting }
+        occupant.release()  // the group gets the slot, and waits for B behind holder
+        wait(for: group, holder, timeout: bound)
+        XCTAssertEqual(
+            deadlockReason(group),
+            "group waits for category \"\(b)\" held by holder; holder waits for its child child; child waits for its dependency inner; inner waits for its group group to start")
+        XCTAssertEqual(misuse.kinds(about: group), [.deadlock])
+        XCTAssertTrue(inner.isCancelled)
+        assertProcedureFinished(child)
+        XCTAssertFalse(ExclusivityManager.isInUse(b))
+    }
 }
