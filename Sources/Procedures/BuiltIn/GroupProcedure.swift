@@ -213,7 +213,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     func procedureWillFinish(_ procedure: Procedure, errors: [any Error]) {}
 
     func procedureDidFinish(_ procedure: Procedure, errors: [any Error]) {
-        if let runner = procedure as? PlainOperationRunner {
+        if case .operationRunner(let runner) = procedure.role {
             groupLock.withLock { group.runners[ObjectIdentifier(runner.operation)] = nil }
             childDidFinish(runner.operation, errors: [])
         } else {
@@ -366,7 +366,12 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         groupLock.withLock { group.children }.compactMap { $0 as? Procedure }
     }
 
-    override var waitedForWhileRunning: [Procedure] {
+    override var role: ProcedureRole { .group(self) }
+
+    var ownerRole: ProcedureOwnerRole { .group(self) }
+
+    /// Its children that have not finished (what it waits for while it runs).
+    var unfinishedChildren: [Procedure] {
         groupLock.withLock { group.children }.compactMap { $0 as? Procedure }.filter { !$0.isFinished }
     }
 

@@ -154,7 +154,7 @@ extension Procedure {
     /// start), or it is a child of a running group that something may wait for.
     private func mayCloseACycleThroughOtherWaits(owner: (any ProcedureOwner)?) -> Bool {
         if hasWaiters || !waitedForWhileRunning.isEmpty { return true }
-        guard let group = owner as? Procedure, group.hasStarted else { return false }
+        guard let group = owner?.ownerRole.group, group.hasStarted else { return false }
         return group.mayBeWaitedFor
     }
 

@@ -333,9 +333,9 @@ open class Procedure: Operation, @unchecked Sendable {
     /// they do not handle to `super`. The default handles none.
     func respond(to moment: BuiltInMoment) -> BuiltInResponse { .proceed }
 
-    /// The procedures this one waits for while it runs, for the wait-for graph: a group's
-    /// unfinished children. None by default.
-    var waitedForWhileRunning: [Procedure] { [] }
+    /// What this procedure is to the code that handles every procedure alike (see
+    /// ``ProcedureRole``): ordinary unless a built-in overrides it.
+    var role: ProcedureRole { .ordinary }
 
     /// True while it holds a slot and waits for what the library tracks: a running group with
     /// unfinished children, or one taking back its categories.
@@ -362,7 +362,7 @@ open class Procedure: Operation, @unchecked Sendable {
     /// enclosing group, or a procedure waiting for a slot of its owner.
     var mayBeWaitedFor: Bool {
         let (owner, request, hasWaiters) = lock.withLock { (state.owner, state.gate?.request, !state.waiters.isEmpty) }
-        return request != nil || hasWaiters || owner is Procedure || (owner?.scheduler.counts.waiting ?? 0) > 0
+        return request != nil || hasWaiters || owner?.ownerRole.group != nil || (owner?.scheduler.counts.waiting ?? 0) > 0
     }
 
     /// True once it has started (a group runs its children from then on).

@@ -77,7 +77,7 @@ enum WaitForGraph {
         }
         let seen = procedure.lock.withLock { () -> Seen in
             let state = procedure.state
-            let group = state.owner as? Procedure
+            let group: Procedure? = state.owner?.ownerRole.group
             switch state.phase {
             case .initial:
                 guard unclaimed else { return .none }

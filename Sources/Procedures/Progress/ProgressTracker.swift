@@ -85,7 +85,13 @@ final class ProgressTracker: @unchecked Sendable {
     init(procedure: Procedure, source: (any ProgressUnitsSource)?) {
         id = ObjectIdentifier(procedure)
         self.source = source
-        mode = source != nil ? .source : (procedure is GroupProcedure ? .children : .own)
+        if source != nil {
+            mode = .source
+        } else if case .group = procedure.role {
+            mode = .children
+        } else {
+            mode = .own
+        }
     }
 
     // MARK: - Reading

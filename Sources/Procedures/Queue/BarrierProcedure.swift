@@ -14,6 +14,8 @@ final class BarrierProcedure: Procedure, @unchecked Sendable {
         name = "barrier"
     }
 
+    override var role: ProcedureRole { .barrier }
+
     override func execute() {
         block?()
         finish()

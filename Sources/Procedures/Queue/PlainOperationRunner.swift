@@ -22,6 +22,8 @@ final class PlainOperationRunner: Procedure, @unchecked Sendable {
         addDependencies(operation.dependencies)
     }
 
+    override var role: ProcedureRole { .operationRunner(self) }
+
     override var displayName: String {
         assertNoLibraryLockHeld("a plain operation's name (read for displayName)")
         return operation.name ?? String(describing: type(of: operation))
