@@ -139,7 +139,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
 
     /// A group of `operations`, which may be empty; add more with ``addChild(_:)``.
     public init(operations: [Operation] = []) {
-        super.init()
+        super.init(role: .group)
         WaitForGraph.liveGroups.add(1, ordering: .relaxed)
         group.awaitsFinishCall = !finishesAutomatically  // not shared yet: no lock needed
         group.adoptingInitialChildren = true  // not shared yet: no lock needed
@@ -213,7 +213,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     func procedureWillFinish(_ procedure: Procedure, errors: [any Error]) {}
 
     func procedureDidFinish(_ procedure: Procedure, errors: [any Error]) {
-        if case .operationRunner(let runner) = procedure.role {
+        if let runner = procedure.asOperationRunner {
             groupLock.withLock { group.runners[ObjectIdentifier(runner.operation)] = nil }
             childDidFinish(runner.operation, errors: [])
         } else {
@@ -365,8 +365,6 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     var ownedProcedures: [Procedure] {
         groupLock.withLock { group.children }.compactMap { $0 as? Procedure }
     }
-
-    override var role: ProcedureRole { .group(self) }
 
     var ownerRole: ProcedureOwnerRole { .group(self) }
 

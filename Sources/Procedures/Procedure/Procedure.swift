@@ -67,9 +67,19 @@ open class Procedure: Operation, @unchecked Sendable {
     /// Its progress: units reported while nobody tracks it, or its tracker, made on first use
     /// (see Progress/Procedure+Progress.swift); under `lock`.
     @exclusivity(unchecked) var progressStorage = ProgressStorage.untracked(nil)
+    /// What it is to the code that handles every procedure alike (see ``ProcedureRole``).
+    let role: ProcedureRole
 
     /// A procedure; subclasses set themselves up and call `super.init()`.
     public override init() {
+        role = .ordinary
+        super.init()
+        if ProcedureInstrumentation.isActive { ProcedureInstrumentation.procedureCreated(self) }
+    }
+
+    /// A procedure with `role`: the initializer of the built-ins that generic code treats apart.
+    init(role: ProcedureRole) {
+        self.role = role
         super.init()
         if ProcedureInstrumentation.isActive { ProcedureInstrumentation.procedureCreated(self) }
     }
@@ -332,10 +342,6 @@ open class Procedure: Operation, @unchecked Sendable {
     /// behaviour when the answer is `.proceed`. Overrides switch on the moment and pass those
     /// they do not handle to `super`. The default handles none.
     func respond(to moment: BuiltInMoment) -> BuiltInResponse { .proceed }
-
-    /// What this procedure is to the code that handles every procedure alike (see
-    /// ``ProcedureRole``): ordinary unless a built-in overrides it.
-    var role: ProcedureRole { .ordinary }
 
     /// True while it holds a slot and waits for what the library tracks: a running group with
     /// unfinished children, or one taking back its categories.

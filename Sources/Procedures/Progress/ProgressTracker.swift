@@ -85,13 +85,7 @@ final class ProgressTracker: @unchecked Sendable {
     init(procedure: Procedure, source: (any ProgressUnitsSource)?) {
         id = ObjectIdentifier(procedure)
         self.source = source
-        if source != nil {
-            mode = .source
-        } else if case .group = procedure.role {
-            mode = .children
-        } else {
-            mode = .own
-        }
+        mode = source != nil ? .source : (procedure.role == .group ? .children : .own)
     }
 
     // MARK: - Reading

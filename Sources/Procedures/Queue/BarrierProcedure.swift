@@ -10,11 +10,9 @@ final class BarrierProcedure: Procedure, @unchecked Sendable {
 
     init(block: @escaping @Sendable () -> Void) {
         self.block = block
-        super.init()
+        super.init(role: .barrier)
         name = "barrier"
     }
-
-    override var role: ProcedureRole { .barrier }
 
     override func execute() {
         block?()

@@ -12,7 +12,7 @@ final class PlainOperationRunner: Procedure, @unchecked Sendable {
 
     init(_ operation: Operation) {
         self.operation = operation
-        super.init()
+        super.init(role: .operationRunner)
     }
 
     /// Makes the operation's dependencies the runner's (procedures are followed by the
@@ -21,8 +21,6 @@ final class PlainOperationRunner: Procedure, @unchecked Sendable {
     func adoptOperationDependencies() {
         addDependencies(operation.dependencies)
     }
-
-    override var role: ProcedureRole { .operationRunner(self) }
 
     override var displayName: String {
         assertNoLibraryLockHeld("a plain operation's name (read for displayName)")

@@ -197,7 +197,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         // it) or sees it (and comes after).
         var finished: [Procedure] = []
         let added = lock.withLock { () -> ((any ProcedureQueueDelegate)?, BarrierProcedure?)? in
-            if case .operationRunner(let runner) = procedure.role {
+            if let runner = procedure.asOperationRunner {
                 // A plain operation's second add would start it twice (Foundation stops the
                 // process then); a procedure's is reported by its claim.
                 guard plainMembers.updateValue(runner, forKey: ObjectIdentifier(operation)) == nil else { return nil }
@@ -217,7 +217,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         assertNoLibraryLockHeld("the queue delegate's procedureQueue(_:willAdd:)")
         delegate?.procedureQueue(self, willAdd: operation)
         if let barrier { operation.addDependency(barrier) }
-        if case .operationRunner(let runner) = procedure.role { runner.adoptOperationDependencies() }
+        procedure.asOperationRunner?.adoptOperationDependencies()
         guard claim(procedure) else {
             _ = lock.withLock { removeMember(procedure, adoptedElsewhere: true) }
             return false
@@ -231,7 +231,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     /// and the procedure's index may be another queue's (two queues raced to add it): look for
     /// it instead (a misuse's cost).
     private func removeMember(_ procedure: Procedure, adoptedElsewhere: Bool) -> Procedure? {
-        if case .operationRunner(let runner) = procedure.role { plainMembers[ObjectIdentifier(runner.operation)] = nil }
+        if let runner = procedure.asOperationRunner { plainMembers[ObjectIdentifier(runner.operation)] = nil }
         let removed = members.remove(procedure, trustIndex: !adoptedElsewhere)
         if !adoptedElsewhere { procedure.memberIndex = -1 }
         return removed
@@ -252,8 +252,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     }
 
     func procedureDidFinish(_ procedure: Procedure, errors: [any Error]) {
-        let role = procedure.role
-        let operation = role.reportedOperation ?? procedure
+        let operation = procedure.reportedOperation
         var finished: [Procedure] = []
         let (wake, delegate) = lock.withLock { () -> (Bool, (any ProcedureQueueDelegate)?) in
             if let removed = removeMember(procedure, adoptedElsewhere: false) { finishedUnreleased.append(removed) }
@@ -270,8 +269,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
             idle.broadcast()
             idle.unlock()
         }
-        guard let delegate else { return }
-        if case .barrier = role { return }
+        guard let delegate, procedure.role != .barrier else { return }
         assertNoLibraryLockHeld("the queue delegate's procedureQueue(_:didFinish:)")
         if operation === procedure {
             delegate.procedureQueue(self, didFinish: procedure, withErrors: errors)
@@ -288,7 +286,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
 
     /// The operations added to the queue that have not finished, in the order they were added.
     public var unfinishedOperations: [Operation] {
-        lock.withLock { members.procedures }.map { $0.role.reportedOperation ?? $0 }
+        lock.withLock { members.procedures }.map(\.reportedOperation)
     }
 
     /// The unfinished members (a plain operation's entry is its runner), oldest first.
@@ -309,7 +307,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         // starts because a dependency was cancelled and finished before it was cancelled too.
         // A plain operation is cancelled with its runner, which then starts it at once.
         var operations: [Operation] = unfinished
-        for procedure in unfinished { if case .operationRunner(let runner) = procedure.role { operations.append(runner.operation) } }
+        operations += unfinished.compactMap { $0.asOperationRunner?.operation }
         Procedure.cancelTogether(operations) { _ in [] }
     }
 

@@ -48,8 +48,9 @@ final class ProcedureRoleTests: ProcedureTestCase {
         group.addDidFinishBlockObserver { _, _ in finished.fulfill() }
         runUntilExecuting(child, inside: group)
 
-        guard case .group(let asGroup) = group.role else { return XCTFail("a group's role is \(group.role)") }
-        XCTAssertTrue(asGroup === group)
+        XCTAssertEqual(group.role, .group)
+        XCTAssertTrue(group.asGroup === group)
+        XCTAssertNil(group.asOperationRunner)
         XCTAssertEqual(group.waitedForWhileRunning.map(ObjectIdentifier.init), [ObjectIdentifier(child)])
         XCTAssertTrue(group.waitsWhileHoldingASlot, "a running group with an unfinished child holds its slot and waits")
 
@@ -61,11 +62,19 @@ final class ProcedureRoleTests: ProcedureTestCase {
     func testAnOrdinaryRunningProcedureWaitsForNothing() {
         let running = makeGate("running")
         runUntilExecuting(running)
-        guard case .ordinary = running.role else { return XCTFail("a block procedure's role is \(running.role)") }
+        XCTAssertEqual(running.role, .ordinary)
+        XCTAssertNil(running.asGroup)
+        XCTAssertNil(running.asOperationRunner)
         XCTAssertTrue(running.waitedForWhileRunning.isEmpty)
         XCTAssertFalse(running.waitsWhileHoldingASlot)
         running.finish()
-        guard case .ordinary = DelayProcedure(by: 0).role else { return XCTFail("a delay is handled like any procedure") }
+        XCTAssertEqual(DelayProcedure(by: 0).role, .ordinary, "a delay is handled like any procedure")
+    }
+
+    func testASubclassOfAGroupIsAGroup() {
+        let subclass = CountingGroup(operations: [])
+        XCTAssertEqual(subclass.role, .group)
+        XCTAssertTrue(subclass.asGroup === subclass)
     }
 
     func testAPlainOperationIsTrackedThroughARunnerAndReportedAsItself() {
@@ -80,10 +89,9 @@ final class ProcedureRoleTests: ProcedureTestCase {
 
         let members = queue.unfinishedMembers
         XCTAssertEqual(members.count, 1)
-        guard case .operationRunner(let runner)? = members.first?.role else {
-            return XCTFail("a plain operation's member has role \(String(describing: members.first?.role))")
-        }
-        XCTAssertTrue(runner.operation === operation)
+        XCTAssertEqual(members.first?.role, .operationRunner)
+        XCTAssertTrue(members.first?.asOperationRunner?.operation === operation)
+        XCTAssertTrue(members.first?.reportedOperation === operation)
         XCTAssertEqual(queue.unfinishedOperations.map(ObjectIdentifier.init), [ObjectIdentifier(operation)])
         XCTAssertTrue(queue.waitingProcedures.isEmpty, "a runner is left out of the waiting report")
 
@@ -104,9 +112,7 @@ final class ProcedureRoleTests: ProcedureTestCase {
 
         let members = queue.unfinishedMembers
         XCTAssertEqual(members.count, 2)
-        guard case .barrier? = members.first?.role else {
-            return XCTFail("a barrier's role is \(String(describing: members.first?.role))")
-        }
+        XCTAssertEqual(members.first?.role, .barrier)
         XCTAssertEqual(queue.waitingProcedures.map { $0.procedure.name }, ["after"], "the barrier is left out")
 
         queue.isSuspended = false
