@@ -139,7 +139,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
 
     /// A group of `operations`, which may be empty; add more with ``addChild(_:)``.
     public init(operations: [Operation] = []) {
-        super.init()
+        super.init(role: .group)
         WaitForGraph.liveGroups.add(1, ordering: .relaxed)
         group.awaitsFinishCall = !finishesAutomatically  // not shared yet: no lock needed
         group.adoptingInitialChildren = true  // not shared yet: no lock needed
@@ -213,7 +213,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     func procedureWillFinish(_ procedure: Procedure, errors: [any Error]) {}
 
     func procedureDidFinish(_ procedure: Procedure, errors: [any Error]) {
-        if let runner = procedure as? PlainOperationRunner {
+        if let runner = procedure.asOperationRunner {
             groupLock.withLock { group.runners[ObjectIdentifier(runner.operation)] = nil }
             childDidFinish(runner.operation, errors: [])
         } else {
@@ -366,12 +366,18 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         groupLock.withLock { group.children }.compactMap { $0 as? Procedure }
     }
 
-    override var letsItsChildrenRun: Bool { groupLock.withLock { group.hasStarted } }
+    var ownerRole: ProcedureOwnerRole { .group(self) }
 
-    override var hasUnfinishedChildren: Bool { groupLock.withLock { group.unfinishedChildren > 0 } }
+    /// True once it has started its children; until then they wait for it to (a group that
+    /// has a slot but takes back the categories it gave up to wait for it has not).
+    var hasStartedChildren: Bool { groupLock.withLock { group.hasStarted } }
 
-    /// Its unfinished children once it has started them (before, it waits for its categories).
-    override var waitedForWhileRunning: [Procedure] {
+    /// True while some of its children have not finished: they wait for it to start them, and
+    /// it for them once it has.
+    var hasUnfinishedChildren: Bool { groupLock.withLock { group.unfinishedChildren > 0 } }
+
+    /// Its unfinished children once it has started them: what it waits for while it runs.
+    var childrenWaitedFor: [Procedure] {
         groupLock.withLock { group.hasStarted ? group.children : [] }.compactMap { $0 as? Procedure }.filter { !$0.isFinished }
     }
 

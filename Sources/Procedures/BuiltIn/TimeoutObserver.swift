@@ -33,7 +33,7 @@ import ProceduresSupport
 /// Attach it before the procedure executes (an observer added later never sees
 /// will-execute, so no timer starts). One observer may watch several procedures; each gets
 /// its own deadline.
-public final class TimeoutObserver: ProcedureObserver, @unchecked Sendable {
+public final class TimeoutObserver: ConditionWaitObserver, @unchecked Sendable {
     // @unchecked: `timers` is only touched under this object's stripe of `StripedLock` (a
     // lock of its own would add two allocations to each procedure with a timeout; the
     // critical sections are a few stores long, take no other lock and free nothing). The

@@ -55,7 +55,7 @@ extension Procedure {
         guard let gate else { return }
         // A deadline covers the wait for conditions and categories: it starts now. (One that
         // has passed cancels the procedure here; the gate then stops at its first step.)
-        for case let timeout as TimeoutObserver in observers ?? [] { timeout.procedureBeginsWaitingForConditions(self) }
+        for case let observer as any ConditionWaitObserver in observers ?? [] { observer.procedureBeginsWaitingForConditions(self) }
         if let owner, owner.scheduler.parkWhileSuspended(self) {
             gate.waitForQueueResume(self)
             return

@@ -60,7 +60,7 @@ extension ProcedureError {
 extension Procedure {
     /// The group whose child this running procedure is, if any.
     var enclosingGroup: GroupProcedure? {
-        lock.withLock { state.owner } as? GroupProcedure
+        lock.withLock { state.owner }?.ownerRole.group
     }
 }
 

@@ -55,7 +55,7 @@ public struct DependencyGraph: Sendable {
                 edges.append((number(dependency), id, false))
                 stack.append((dependency, nil))
             }
-            if let group = operation as? GroupProcedure {
+            if let group = (operation as? Procedure)?.asGroup {
                 for child in group.children { stack.append((child, id)) }
             }
         }

@@ -36,7 +36,7 @@ final class InstrumentRegistry: @unchecked Sendable {
         for attachment in current where attachment.follows(event, enqueuedOn: queue) {
             assertNoLibraryLockHeld("an instrument's record(_:)")
             attachment.instrument.record(event)
-            if case .enqueued = event.kind, let group = event.procedure as? GroupProcedure {
+            if case .enqueued = event.kind, let group = event.procedure.asGroup {
                 announceChildren(of: group, to: attachment, at: event.timestamp)
             }
         }
@@ -57,7 +57,7 @@ final class InstrumentRegistry: @unchecked Sendable {
                 let ready = ProcedureInstrumentation.makeEvent(.ready, child, group: nil, timestamp: timestamp)
                 if attachment.follows(ready, enqueuedOn: nil) { attachment.instrument.record(ready) }
             }
-            if let nested = child as? GroupProcedure { announceChildren(of: nested, to: attachment, at: timestamp) }
+            if let nested = child.asGroup { announceChildren(of: nested, to: attachment, at: timestamp) }
         }
     }
 }

@@ -107,8 +107,9 @@ extension Procedure {
 
     /// "queue uploads" or "group Sync".
     static func ownerName(_ owner: any ProcedureOwner) -> String {
-        if let group = owner as? Procedure { return "group \(group.displayName)" }
-        if let queue = owner as? ProcedureQueue { return "queue \(queue.name ?? "(unnamed)")" }
-        return "queue"
+        switch owner.ownerRole {
+        case .group(let group): return "group \(group.displayName)"
+        case .queue(let queue): return "queue \(queue.name ?? "(unnamed)")"
+        }
     }
 }

@@ -79,8 +79,8 @@ public enum ProcedureInstrumentation {
     /// Sends `kind` for `procedure` to the log and the attached instruments (call only when
     /// ``isActive``, never under a lock).
     static func record(_ kind: ProcedureLifecycleEvent.Kind, _ procedure: Procedure, owner: (any ProcedureOwner)? = nil) {
-        let queue = owner as? ProcedureQueue
-        let group = owner as? GroupProcedure
+        let queue = owner?.ownerRole.queue
+        let group = owner?.ownerRole.group
         let flags = activity.load(ordering: .relaxed)
         // Whether the log wants this event: by the procedure's own level while some procedure
         // has one (looked up), else by the process-wide level. `listens`: the procedure's

@@ -16,9 +16,11 @@ extension ProcedureQueue {
         var waiting: [(procedure: Procedure, reason: WaitingReason)] = []
         var pending = unfinishedMembers
         while let member = pending.popLast() {
-            guard !(member is PlainOperationRunner), !(member is BarrierProcedure),
-                let reason = member.waitingReason
-            else { continue }
+            switch member.role {
+            case .operationRunner, .barrier: continue
+            case .ordinary, .group: break
+            }
+            guard let reason = member.waitingReason else { continue }
             waiting.append((member, reason))
             if case .children(let children) = reason { pending += children }
         }

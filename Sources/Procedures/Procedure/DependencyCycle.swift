@@ -69,7 +69,7 @@ extension Procedure {
             guard visited.insert(ObjectIdentifier(next)).inserted else { continue }
             // A barrier depends on everything added before it: most searches through one
             // cannot close a cycle.
-            if next is BarrierProcedure, !start.mayCloseACycle(through: next) { continue }
+            if next.role == .barrier, !start.mayCloseACycle(through: next) { continue }
             path.append((next, next.waitingDependencies))
         }
         return nil

@@ -154,8 +154,8 @@ extension Procedure {
     /// waits: something waits for it already (a dependent, its children waiting for it to
     /// start), or it is a child of a running group that something may wait for.
     private func mayCloseACycleThroughOtherWaits(owner: (any ProcedureOwner)?) -> Bool {
-        if hasWaiters || hasUnfinishedChildren { return true }
-        guard let group = owner as? Procedure, group.letsItsChildrenRun else { return false }
+        if hasWaiters || (asGroup?.hasUnfinishedChildren ?? false) { return true }
+        guard let group = owner?.ownerRole.group, group.hasStartedChildren else { return false }
         return group.mayBeWaitedFor
     }
 

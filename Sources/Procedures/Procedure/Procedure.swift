@@ -67,9 +67,19 @@ open class Procedure: Operation, @unchecked Sendable {
     /// Its progress: units reported while nobody tracks it, or its tracker, made on first use
     /// (see Progress/Procedure+Progress.swift); under `lock`.
     @exclusivity(unchecked) var progressStorage = ProgressStorage.untracked(nil)
+    /// What it is to the code that handles every procedure alike (see ``ProcedureRole``).
+    let role: ProcedureRole
 
     /// A procedure; subclasses set themselves up and call `super.init()`.
     public override init() {
+        role = .ordinary
+        super.init()
+        if ProcedureInstrumentation.isActive { ProcedureInstrumentation.procedureCreated(self) }
+    }
+
+    /// A procedure with `role`: the initializer of the built-ins that generic code treats apart.
+    init(role: ProcedureRole) {
+        self.role = role
         super.init()
         if ProcedureInstrumentation.isActive { ProcedureInstrumentation.procedureCreated(self) }
     }
@@ -333,14 +343,6 @@ open class Procedure: Operation, @unchecked Sendable {
     /// they do not handle to `super`. The default handles none.
     func respond(to moment: BuiltInMoment) -> BuiltInResponse { .proceed }
 
-    /// The procedures this one waits for while it runs, for the wait-for graph: a group's
-    /// unfinished children. None by default.
-    var waitedForWhileRunning: [Procedure] { [] }
-
-    /// True while it owns children that have not finished: they wait for it to start them,
-    /// and it for them once it has. False by default.
-    var hasUnfinishedChildren: Bool { false }
-
     /// True while it holds a slot and waits for what the library tracks: a running group with
     /// unfinished children, or one taking back its categories.
     var waitsWhileHoldingASlot: Bool {
@@ -366,12 +368,8 @@ open class Procedure: Operation, @unchecked Sendable {
     /// enclosing group, or a procedure waiting for a slot of its owner.
     var mayBeWaitedFor: Bool {
         let (owner, request, hasWaiters) = lock.withLock { (state.owner, state.gate?.request, !state.waiters.isEmpty) }
-        return request != nil || hasWaiters || owner is Procedure || (owner?.scheduler.counts.waiting ?? 0) > 0
+        return request != nil || hasWaiters || owner?.ownerRole.group != nil || (owner?.scheduler.counts.waiting ?? 0) > 0
     }
-
-    /// True once what it owns may run: a group's children once it has started them, which
-    /// it does only after it has taken back any categories it gave up to wait for a slot.
-    var letsItsChildrenRun: Bool { lock.withLock { state.phase >= .started } }
 
     // MARK: - Producing
 

@@ -72,13 +72,13 @@ enum WaitForGraph {
     static func edges(of procedure: Procedure, unclaimed: Bool = false) -> [WaitEdge] {
         enum Seen {
             case none
-            case waiting(dependencies: [Procedure], gate: ConditionGate?, group: Procedure?)
-            case ready(any ProcedureOwner, group: Procedure?, request: ExclusivityRequest?)
+            case waiting(dependencies: [Procedure], gate: ConditionGate?, group: GroupProcedure?)
+            case ready(any ProcedureOwner, group: GroupProcedure?, request: ExclusivityRequest?)
             case running(takingBack: ConditionGate?)
         }
         let seen = procedure.lock.withLock { () -> Seen in
             let state = procedure.state
-            let group = state.owner as? Procedure
+            let group = state.owner?.ownerRole.group
             switch state.phase {
             case .initial:
                 guard unclaimed else { return .none }
@@ -108,11 +108,11 @@ enum WaitForGraph {
                 edges.append(WaitEdge(waiter: procedure, kind: .dependency, target: dependency))
             }
             if let gate { edges += gateEdges(of: procedure, gate: gate, unclaimed: unclaimed) }
-            if let group, !group.letsItsChildrenRun { edges.append(WaitEdge(waiter: procedure, kind: .groupStart, target: group)) }
+            if let group, !group.hasStartedChildren { edges.append(WaitEdge(waiter: procedure, kind: .groupStart, target: group)) }
         case .ready(let owner, let group, let request):
             // Granted a moment ago, it is about to start or to give its categories back.
             if let request, ExclusivityManager.shared.isInTransit(request) { return [] }
-            if let group, !group.letsItsChildrenRun { return [WaitEdge(waiter: procedure, kind: .groupStart, target: group)] }
+            if let group, !group.hasStartedChildren { return [WaitEdge(waiter: procedure, kind: .groupStart, target: group)] }
             // A slot wait ends when any holder finishes: it is stuck only while every slot is
             // taken by a holder that waits itself (a suspension ends when the user resumes).
             let scheduler = owner.scheduler

@@ -154,7 +154,7 @@ extension Procedure {
         // Finished already: complete now, not when the late did-finish reaches the observer
         // (after the callback the procedure may still be running on another thread).
         if isFinished { made.procedureFinishing(cancelled: isCancelled, final: true) }
-        if let group = self as? GroupProcedure, made.countsChildren { group.countChildren(in: made) }
+        if let group = asGroup, made.countsChildren { group.countChildren(in: made) }
         if let source {
             made.sourceDidChange()
             source.progressTrackingBegan()

@@ -85,7 +85,7 @@ final class ProgressTracker: @unchecked Sendable {
     init(procedure: Procedure, source: (any ProgressUnitsSource)?) {
         id = ObjectIdentifier(procedure)
         self.source = source
-        mode = source != nil ? .source : (procedure is GroupProcedure ? .children : .own)
+        mode = source != nil ? .source : (procedure.role == .group ? .children : .own)
     }
 
     // MARK: - Reading

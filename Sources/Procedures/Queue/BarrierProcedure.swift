@@ -10,7 +10,7 @@ final class BarrierProcedure: Procedure, @unchecked Sendable {
 
     init(block: @escaping @Sendable () -> Void) {
         self.block = block
-        super.init()
+        super.init(role: .barrier)
         name = "barrier"
     }
 

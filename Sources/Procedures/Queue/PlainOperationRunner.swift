@@ -12,7 +12,7 @@ final class PlainOperationRunner: Procedure, @unchecked Sendable {
 
     init(_ operation: Operation) {
         self.operation = operation
-        super.init()
+        super.init(role: .operationRunner)
     }
 
     /// Makes the operation's dependencies the runner's (procedures are followed by the

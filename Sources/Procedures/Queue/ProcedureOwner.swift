@@ -26,6 +26,29 @@ protocol ProcedureOwner: AnyObject, Sendable {
 
     /// The queue that ``ProcedureQueue/current`` answers inside the owner's procedures.
     var queueFacade: ProcedureQueue { get }
+
+    /// Which of the two owners this is (see ``ProcedureOwnerRole``).
+    var ownerRole: ProcedureOwnerRole { get }
+}
+
+/// What owns a procedure: a queue or a group. The code that treats the two apart (the
+/// wait-for graph, instruments, waiting reports, sibling echoes) asks this instead of testing
+/// classes.
+enum ProcedureOwnerRole {
+    case queue(ProcedureQueue)
+    case group(GroupProcedure)
+
+    /// The owner if it is a queue.
+    var queue: ProcedureQueue? {
+        guard case .queue(let queue) = self else { return nil }
+        return queue
+    }
+
+    /// The owner if it is a group.
+    var group: GroupProcedure? {
+        guard case .group(let group) = self else { return nil }
+        return group
+    }
 }
 
 /// Which owner's procedure the current thread is running (for ``ProcedureQueue/current``).

@@ -134,6 +134,8 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
 
     var queueFacade: ProcedureQueue { self }
 
+    var ownerRole: ProcedureOwnerRole { .queue(self) }
+
     // MARK: - Adding
 
     /// Adds `operation`. A procedure runs once its dependencies have finished (or once it is
@@ -188,7 +190,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         // it) or sees it (and comes after).
         var finished: [Procedure] = []
         let added = lock.withLock { () -> ((any ProcedureQueueDelegate)?, BarrierProcedure?)? in
-            if let runner = procedure as? PlainOperationRunner {
+            if let runner = procedure.asOperationRunner {
                 // A plain operation's second add would start it twice (Foundation stops the
                 // process then); a procedure's is reported by its claim.
                 guard plainMembers.updateValue(runner, forKey: ObjectIdentifier(operation)) == nil else { return nil }
@@ -208,7 +210,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         assertNoLibraryLockHeld("the queue delegate's procedureQueue(_:willAdd:)")
         delegate?.procedureQueue(self, willAdd: operation)
         if let barrier { operation.addDependency(barrier) }
-        (procedure as? PlainOperationRunner)?.adoptOperationDependencies()
+        procedure.asOperationRunner?.adoptOperationDependencies()
         guard claim(procedure) else {
             _ = lock.withLock { removeMember(procedure, adoptedElsewhere: true) }
             return false
@@ -222,7 +224,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     /// and the procedure's index may be another queue's (two queues raced to add it): look for
     /// it instead (a misuse's cost).
     private func removeMember(_ procedure: Procedure, adoptedElsewhere: Bool) -> Procedure? {
-        if let runner = procedure as? PlainOperationRunner { plainMembers[ObjectIdentifier(runner.operation)] = nil }
+        if let runner = procedure.asOperationRunner { plainMembers[ObjectIdentifier(runner.operation)] = nil }
         let removed = members.remove(procedure, trustIndex: !adoptedElsewhere)
         if !adoptedElsewhere { procedure.memberIndex = -1 }
         return removed
@@ -231,17 +233,19 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     // MARK: - Finishing
 
     func procedureWillFinish(_ procedure: Procedure, errors: [any Error]) {
-        // The delegate was not told about the barrier's addition either.
-        guard hadDelegate.load(ordering: .acquiring), !(procedure is BarrierProcedure), let delegate else {
-            return
+        guard hadDelegate.load(ordering: .acquiring) else { return }
+        switch procedure.role {
+        case .barrier: return  // the delegate was not told about its addition either
+        case .operationRunner: return  // told once it has finished
+        case .ordinary, .group: break
         }
-        if procedure is PlainOperationRunner { return }  // told once it has finished
+        guard let delegate else { return }
         assertNoLibraryLockHeld("the queue delegate's procedureQueue(_:willFinish:withErrors:)")
         delegate.procedureQueue(self, willFinish: procedure, withErrors: errors)
     }
 
     func procedureDidFinish(_ procedure: Procedure, errors: [any Error]) {
-        let operation = (procedure as? PlainOperationRunner)?.operation ?? procedure
+        let operation = procedure.reportedOperation
         var finished: [Procedure] = []
         let (wake, delegate) = lock.withLock { () -> (Bool, (any ProcedureQueueDelegate)?) in
             if let removed = removeMember(procedure, adoptedElsewhere: false) { finishedUnreleased.append(removed) }
@@ -258,7 +262,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
             idle.broadcast()
             idle.unlock()
         }
-        guard let delegate, !(procedure is BarrierProcedure) else { return }
+        guard let delegate, procedure.role != .barrier else { return }
         assertNoLibraryLockHeld("the queue delegate's procedureQueue(_:didFinish:)")
         if operation === procedure {
             delegate.procedureQueue(self, didFinish: procedure, withErrors: errors)
@@ -275,7 +279,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
 
     /// The operations added to the queue that have not finished, in the order they were added.
     public var unfinishedOperations: [Operation] {
-        lock.withLock { members.procedures }.map { ($0 as? PlainOperationRunner)?.operation ?? $0 }
+        lock.withLock { members.procedures }.map(\.reportedOperation)
     }
 
     /// The unfinished members (a plain operation's entry is its runner), oldest first.
@@ -296,7 +300,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         // starts because a dependency was cancelled and finished before it was cancelled too.
         // A plain operation is cancelled with its runner, which then starts it at once.
         var operations: [Operation] = unfinished
-        for case let runner as PlainOperationRunner in unfinished { operations.append(runner.operation) }
+        operations += unfinished.compactMap { $0.asOperationRunner?.operation }
         Procedure.cancelTogether(operations) { _ in [] }
     }
 

@@ -17,4 +17,6 @@ final class StandInOwner: ProcedureOwner, @unchecked Sendable {
     func procedureDidFinish(_ procedure: Procedure, errors: [any Error]) {}
     var queueFacade: ProcedureQueue { ProcedureQueue() }
     var ownedProcedures: [Procedure] { [] }
+    // Generic code treats it as a queue, the owner that is not itself a procedure.
+    var ownerRole: ProcedureOwnerRole { .queue(queueFacade) }
 }
