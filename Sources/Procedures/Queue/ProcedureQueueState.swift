@@ -1,0 +1,65 @@
+import Foundation
+
+/// What a ``ProcedureQueue``'s lock guards, as one value: its members, the last barrier, who
+/// waits for it to empty, and the finished procedures whose release waits. Its events return
+/// what the queue does once it has let go of the lock.
+struct ProcedureQueueState {
+    /// Every unfinished operation added to the queue, oldest first (a plain operation's entry
+    /// is the runner that starts it). O(1) in and out, no hashing: see `MemberList`.
+    var members = MemberList()
+    /// The runners of the plain operations among them, by operation (plain operations are
+    /// rare; the table catches a second add of one).
+    var plainMembers: [ObjectIdentifier: PlainOperationRunner] = [:]
+    weak var delegate: (any ProcedureQueueDelegate)?
+    /// The last barrier block's procedure; operations added after it depend on it. It depends
+    /// on every earlier operation, including the previous barrier.
+    var pendingBarrier: BarrierProcedure?
+    /// Threads blocked in `waitUntilAllOperationsAreFinished`, woken once the queue is empty.
+    var idleWaiters = 0
+    /// Finished procedures whose release waits for the next thread that adds one.
+    ///
+    /// Why: the thread that adds a procedure allocates it (eight blocks, seven of them
+    /// Foundation's `Operation`), and the worker that finishes it would free them. With
+    /// glibc's allocator a block freed by another thread goes back to the allocating thread's
+    /// arena under that arena's lock, the lock the adding thread takes for every allocation:
+    /// one thread adding while others finish contend on it at every block. Released by the
+    /// adding thread, the blocks return to its own cache and are reused at once. So that
+    /// nothing lingers, they are released by the finishing thread once the queue is idle or
+    /// `ProcedureQueue.unreleasedLimit` wait.
+    var finishedUnreleased: [Procedure] = []
+
+    /// What the queue does, holding no lock, once a member finished.
+    struct FinishAction {
+        /// Finished procedures to let go of (their deinits are user code).
+        var release: [Procedure] = []
+        /// The queue is empty and threads wait for that: wake them.
+        var wakesWaiters = false
+        /// Who to tell about the finish.
+        var delegate: (any ProcedureQueueDelegate)?
+    }
+
+    /// A member finished and was taken out of `members` (`removed`: the queue's reference to
+    /// it, nil if it was not a member).
+    mutating func memberFinished(_ procedure: Procedure, removed: Procedure?) -> FinishAction {
+        var action = FinishAction()
+        if let removed { finishedUnreleased.append(removed) }
+        if members.isEmpty || finishedUnreleased.count >= ProcedureQueue.unreleasedLimit {
+            swap(&action.release, &finishedUnreleased)
+        }
+        if pendingBarrier === procedure { pendingBarrier = nil }
+        action.wakesWaiters = members.isEmpty && idleWaiters > 0
+        action.delegate = delegate
+        return action
+    }
+
+    /// A barrier block's procedure was added: it becomes the barrier later operations wait
+    /// for. Returns the previous barrier (to let go of outside the lock: it may hold the last
+    /// reference to user state) and every earlier member, which the barrier waits for.
+    mutating func barrierAdded(_ barrier: BarrierProcedure) -> (previous: BarrierProcedure?, earlier: [Procedure]) {
+        let earlier = members.procedures
+        let previous = pendingBarrier
+        pendingBarrier = barrier
+        members.append(barrier)
+        return (previous, earlier)
+    }
+}
