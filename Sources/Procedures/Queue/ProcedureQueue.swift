@@ -56,6 +56,8 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     /// How many times the queue was found idle with waiters; guarded by `idle`, never by
     /// `lock`, so a waiter can tell that a wake came after its look at the members.
     private var idleGeneration = 0
+    /// How many finished procedures may wait for the next add before the finishing thread
+    /// releases them itself.
     static let unreleasedLimit = 256
     private let idle = NSCondition()
 
