@@ -43,13 +43,14 @@ import Synchronization
 ///   Foundation stops the process when an operation it already holds is enqueued again, and
 ///   offers no way to tell that a plain queue holds it.
 open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
-    // @unchecked: `state` is guarded by `lock` (so is each member's `memberIndex`, written
-    // under it); `scheduler` is immutable and locks for itself; `idleGeneration` is guarded by
+    // @unchecked: `state` and `storedDelegate` are guarded by `lock` (so is each member's
+    // `memberIndex`, written under it); `scheduler` is immutable and locks for itself; `idleGeneration` is guarded by
     // `idle`, an NSCondition used only to wake `waitUntilAllOperationsAreFinished`.
     private let lock = InlineLock()
     let scheduler: ProcedureScheduler
     // Unchecked: only touched under `lock`, which already makes each access exclusive.
     @exclusivity(unchecked) private var state = ProcedureQueueState()
+    private weak var storedDelegate: (any ProcedureQueueDelegate)?
     /// Whether a delegate was ever set: without one, a finishing procedure takes no lock to
     /// find out that there is nobody to tell (the queue's lock is its busiest).
     private let hadDelegate = Atomic<Bool>(false)
@@ -69,9 +70,9 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
 
     /// Told about additions and finishes. Held weakly.
     public var delegate: (any ProcedureQueueDelegate)? {
-        get { lock.withLock { state.delegate } }
+        get { lock.withLock { storedDelegate } }
         set {
-            lock.withLock { state.delegate = newValue }
+            lock.withLock { storedDelegate = newValue }
             if newValue != nil { hadDelegate.store(true, ordering: .releasing) }
         }
     }
@@ -158,7 +159,6 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         _read { yield state.finishedUnreleased }
         _modify { yield &state.finishedUnreleased }
     }
-    private var storedDelegate: (any ProcedureQueueDelegate)? { state.delegate }
     private var pendingBarrier: BarrierProcedure? { state.pendingBarrier }
 
     /// Adds `operation` to this queue; false if it could not be adopted (the misuse is reported).
@@ -242,9 +242,11 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
 
     func procedureDidFinish(_ procedure: Procedure, errors: [any Error]) {
         let operation = (procedure as? PlainOperationRunner)?.operation ?? procedure
-        var action = lock.withLock {
+        var action: ProcedureQueueState.FinishAction
+        let delegate: (any ProcedureQueueDelegate)?
+        (action, delegate) = lock.withLock { () -> (ProcedureQueueState.FinishAction, (any ProcedureQueueDelegate)?) in
             let removed = removeMember(procedure, adoptedElsewhere: false)
-            return state.memberFinished(procedure, removed: removed)
+            return (state.memberFinished(procedure, removed: removed), storedDelegate)
         }
         action.release = []  // released here, outside the lock (the caller still holds `procedure`)
         if action.wakesWaiters {
@@ -253,7 +255,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
             idle.broadcast()
             idle.unlock()
         }
-        guard let delegate = action.delegate, !(procedure is BarrierProcedure) else { return }
+        guard let delegate, !(procedure is BarrierProcedure) else { return }
         assertNoLibraryLockHeld("the queue delegate's procedureQueue(_:didFinish:)")
         if operation === procedure {
             delegate.procedureQueue(self, didFinish: procedure, withErrors: errors)

@@ -2,7 +2,8 @@ import Foundation
 
 /// What a ``ProcedureQueue``'s lock guards, as one value: its members, the last barrier, who
 /// waits for it to empty, and the finished procedures whose release waits. Its events return
-/// what the queue does once it has let go of the lock.
+/// what the queue does once it has let go of the lock. (The delegate, held weakly, is beside
+/// it under the same lock: a weak field would make every copy of this value a runtime call.)
 struct ProcedureQueueState {
     /// Every unfinished operation added to the queue, oldest first (a plain operation's entry
     /// is the runner that starts it). O(1) in and out, no hashing: see `MemberList`.
@@ -10,7 +11,6 @@ struct ProcedureQueueState {
     /// The runners of the plain operations among them, by operation (plain operations are
     /// rare; the table catches a second add of one).
     var plainMembers: [ObjectIdentifier: PlainOperationRunner] = [:]
-    weak var delegate: (any ProcedureQueueDelegate)?
     /// The last barrier block's procedure; operations added after it depend on it. It depends
     /// on every earlier operation, including the previous barrier.
     var pendingBarrier: BarrierProcedure?
@@ -34,12 +34,11 @@ struct ProcedureQueueState {
         var release: [Procedure] = []
         /// The queue is empty and threads wait for that: wake them.
         var wakesWaiters = false
-        /// Who to tell about the finish.
-        var delegate: (any ProcedureQueueDelegate)?
     }
 
     /// A member finished and was taken out of `members` (`removed`: the queue's reference to
     /// it, nil if it was not a member).
+    @inline(__always)
     mutating func memberFinished(_ procedure: Procedure, removed: Procedure?) -> FinishAction {
         var action = FinishAction()
         if let removed { finishedUnreleased.append(removed) }
@@ -48,7 +47,6 @@ struct ProcedureQueueState {
         }
         if pendingBarrier === procedure { pendingBarrier = nil }
         action.wakesWaiters = members.isEmpty && idleWaiters > 0
-        action.delegate = delegate
         return action
     }
 

@@ -88,14 +88,4 @@ final class ProcedureQueueStateTests: XCTestCase {
         _ = finish(barrier, in: &state)
         XCTAssertNil(state.pendingBarrier)
     }
-
-    func testAFinishCarriesTheDelegateToTell() {
-        final class Delegate: ProcedureQueueDelegate {}
-        let delegate = Delegate()
-        var state = ProcedureQueueState()
-        state.delegate = delegate
-        let a = BlockProcedure {}
-        state.members.append(a)
-        XCTAssertTrue(finish(a, in: &state).delegate === delegate)
-    }
 }
