@@ -25,12 +25,9 @@ import Foundation
 extension GroupProcedure {
     /// Rules 1 and 4.
     func cancelChildren(parentErrors errors: [any Error]) {
-        let children = groupLock.withLock { () -> [Operation] in
-            group.markCancelled()
-            // A plain child's runner is cancelled with it, so that it starts the (cancelled)
-            // child at once instead of waiting for the child's dependencies.
-            return group.children + group.runners.values.map { $0 as Operation }
-        }
+        // A plain child's runner is cancelled with it, so that it starts the (cancelled)
+        // child at once instead of waiting for the child's dependencies.
+        let children = groupLock.withLock { group.children + group.runners.values.map { $0 as Operation } }
         Procedure.cancelTogether(children) { _ in Self.childCancelErrors(parentErrors: errors) }
         applySuspension()
     }
@@ -47,7 +44,7 @@ extension GroupProcedure {
 
     /// Rule 5: a cancelled child of a cancelled group reports an echo of the group's cancel.
     func isEchoOfGroupCancel(_ child: Operation) -> Bool {
-        child.isCancelled && groupLock.withLock { group.isCancelled }
+        child.isCancelled && isCancelled
     }
 
     /// Rule 6, from `deinit`.

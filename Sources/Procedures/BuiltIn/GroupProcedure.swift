@@ -50,90 +50,12 @@ import ProceduresSupport
 /// before or after that call all belong to the group. A group finishes by itself: calling
 /// `finish()` on one is ignored and reported (cancel it to stop it early).
 open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
-    // @unchecked: `group` is guarded by `groupLock`; `scheduler` is immutable and locks for
-    // itself.
-    struct State {
-        /// Where the group is; moves only forward (a cancel moves a phase to its cancelled
-        /// form, which it keeps until the group finishes).
-        enum Phase {
-            /// Not started: the private queue holds the children back.
-            case pending(cancelled: Bool)
-            /// Started: children run; finishes when the last one has finished.
-            case running(cancelled: Bool)
-            /// The last child finished and the group's finish is decided: no more children.
-            case finishing(cancelled: Bool)
-        }
-
-        var phase = Phase.pending(cancelled: false)
-        /// The user's `isSuspended`.
-        var userSuspended = false
-        var children: [Operation] = []
-        var unfinishedChildren = 0
-        /// The scheduler whose slot it holds while it runs, counted there as a waiting holder
-        /// from its start until it finishes (for the wait-for graph).
-        var ownerScheduler: ProcedureScheduler?
-        /// Errors of children that failed on their own (not echoes of the group's cancel).
-        var childErrors: [any Error] = []
-        /// True while `init` adopts the children it was given; they are reported to the
-        /// will-add and did-add observers when the group starts them.
-        var adoptingInitialChildren = false
-        /// How many of the first `children` were given to `init` (children are only ever
-        /// removed as they are refused, from the end, during their own adoption), until the
-        /// group starts them and reports them.
-        var initialChildCount = 0
-        /// The runners of the plain-`Operation` children that have not finished, by child.
-        var runners: [ObjectIdentifier: PlainOperationRunner] = [:]
-        /// Counts suspension decisions, so the scheduler applies only the latest of two
-        /// decided on different threads.
-        var suspensionDecision = 0
-        /// Made on first use (see `queueFacade`).
-        var facade: GroupQueue?
-        /// True for a group whose `finishesAutomatically` is false: it finishes only once
-        /// its subclass called `finish`, whose errors are then here.
-        var awaitsFinishCall = false
-        var finishCallErrors: [any Error]?
-        /// Made on the first echo of a sibling's failure (see SiblingEcho.swift).
-        var echoes: SiblingEchoes?
-
-        var hasStarted: Bool {
-            if case .pending = phase { return false }
-            return true
-        }
-
-        var isCancelled: Bool {
-            switch phase {
-            case .pending(let cancelled), .running(let cancelled), .finishing(let cancelled): return cancelled
-            }
-        }
-
-        var isFinishing: Bool {
-            if case .finishing = phase { return true }
-            return false
-        }
-
-        /// The private queue runs only once the group has started, and not while the user
-        /// suspends it, unless the group was cancelled (its children must then finish).
-        var queueSuspended: Bool {
-            switch phase {
-            case .pending: return true
-            case .running(let cancelled), .finishing(let cancelled): return userSuspended && !cancelled
-            }
-        }
-
-        mutating func markCancelled() {
-            switch phase {
-            case .pending: phase = .pending(cancelled: true)
-            case .running: phase = .running(cancelled: true)
-            case .finishing: phase = .finishing(cancelled: true)
-            }
-        }
-
-        mutating func markStarted() {
-            if case .pending(let cancelled) = phase { phase = .running(cancelled: cancelled) }
-        }
-    }
+    // @unchecked: `group` (its state: GroupProcedureState.swift) is guarded by `groupLock`;
+    // `scheduler` is immutable and locks for itself.
     let groupLock = InlineLock()
-    @exclusivity(unchecked) var group = State()  // only touched under `groupLock`
+    // Unchecked: only touched under `groupLock` (or in `init`, before it is shared), which
+    // already makes each access exclusive.
+    @exclusivity(unchecked) var group = State()
     /// Runs the children: no Foundation queue is involved. Suspended until the group starts.
     let scheduler = ProcedureScheduler(suspended: true)
 
@@ -196,9 +118,13 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     }
 
     func applySuspension() {
-        let (suspended, decision) = groupLock.withLock { () -> (Bool, Int) in
-            group.suspensionDecision += 1
-            return (group.queueSuspended, group.suspensionDecision)
+        let (decision, suspension) = groupLock.withLock { group.decideSuspension() }
+        // The cancellation is read after the decision's number is taken: a cancel, which
+        // decides again once it is recorded, either comes later (and decides last) or is seen.
+        let suspended = switch suspension {
+        case .suspended: true
+        case .resumed: false
+        case .suspendedUnlessCancelled: !isCancelled
         }
         // Resumed children evaluate their conditions (user code) here, holding no lock.
         for child in scheduler.setSuspended(suspended, decision: decision) { child.beginCheckingConditions() }
@@ -396,11 +322,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         for child in initial {
             for observer in observers { observer.procedure(self, willAdd: child) }
         }
-        let unfinished = groupLock.withLock { () -> Int in
-            group.markStarted()
-            group.ownerScheduler = ownerScheduler
-            return group.unfinishedChildren
-        }
+        let unfinished = groupLock.withLock { group.start(ownerScheduler: ownerScheduler) }
         let childless = unfinished == 0
         // Its children's waits begin with it: they close a cycle only if one of them waits for
         // something outside the group (one neither ready nor running here) and something
@@ -469,19 +391,10 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     }
 
     private func finishIfDone() {
-        let decided = groupLock.withLock { () -> (errors: [any Error], ownerScheduler: ProcedureScheduler?)? in
-            guard group.hasStarted, !group.isFinishing, group.unfinishedChildren == 0 else { return nil }
-            guard !group.awaitsFinishCall || group.finishCallErrors != nil else { return nil }
-            group.phase = .finishing(cancelled: group.isCancelled)
-            defer { group.ownerScheduler = nil }
-            // Errors collected before a cancel are real failures; echoes of the cancel from
-            // the children were never collected.
-            return (group.childErrors + (group.finishCallErrors ?? []), group.ownerScheduler)
-        }
-        guard let (errors, ownerScheduler) = decided else { return }
+        guard let finish = groupLock.withLock({ group.finishIfDone() }) else { return }
         scheduler.setHolder(nil)
-        ownerScheduler?.holderStoppedWaiting()
-        finishAutomatically(withErrors: errors)
+        finish.ownerScheduler?.holderStoppedWaiting()
+        finishAutomatically(withErrors: finish.errors)
     }
 
     // MARK: - The group's part in a procedure's life (cancellation's rules and code:

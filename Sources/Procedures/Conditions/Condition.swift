@@ -31,16 +31,23 @@ public enum ConditionResult: Sendable {
 ///
 /// Subclasses restate `@unchecked Sendable` and keep their own state immutable or locked.
 open class Condition: @unchecked Sendable {
-    // @unchecked: every mutable field is guarded by `Condition.lock`. One lock for all
-    // conditions rather than one each: these fields are written while setting a condition up
+    // @unchecked: the mutable `settings` are guarded by `Condition.lock`. One lock for all
+    // conditions rather than one each: the settings are written while setting a condition up
     // and read once per evaluation, and a condition (often made per procedure) costs no lock
     // allocation. Shared by every thread that adds or checks a condition, which is why it is
     // an `InlineLock`: it never hands a contended lock to a sleeping waiter (no convoy).
     private static let lock = InlineLock()
-    @exclusivity(unchecked) private var storedName: String?
-    @exclusivity(unchecked) private var storedDependencies: [Procedure] = []
-    @exclusivity(unchecked) private var storedProduced: [Procedure] = []
-    @exclusivity(unchecked) private var storedRequirements = DependencyRequirements.none
+
+    /// What a condition is set up with, guarded by `Condition.lock`.
+    private struct Settings {
+        var name: String?
+        var dependencies: [Procedure] = []
+        var produced: [Procedure] = []
+        var requirements = DependencyRequirements.none
+    }
+
+    // Unchecked: only touched under `Condition.lock`, which already makes each access exclusive.
+    @exclusivity(unchecked) private var settings = Settings()
     /// Set (under `lock`, never cleared) once the condition is given a dependency, a produced
     /// procedure or requirements. Most conditions never are, and checking them then takes no
     /// lock: one acquiring load, which orders the settings made before it was set.
@@ -55,8 +62,8 @@ open class Condition: @unchecked Sendable {
     /// The condition's name, used in errors and in the procedure's state summary. Defaults
     /// to the type's name. Thread-safe.
     public final var name: String {
-        get { Self.lock.withLock { storedName } ?? defaultName }
-        set { Self.lock.withLock { storedName = newValue } }
+        get { Self.lock.withLock { settings.name } ?? defaultName }
+        set { Self.lock.withLock { settings.name = newValue } }
     }
 
     /// Decides whether `procedure` may run. Call `completion` exactly once, from any thread,
@@ -87,12 +94,12 @@ open class Condition: @unchecked Sendable {
     /// Add them before adding the condition to a procedure. A compound condition
     /// (``AllOfCondition``, ``NegatedCondition``, …) lists only its own here, and also waits
     /// for its parts' dependencies, gathered when the procedure checks its conditions.
-    public final var dependencies: [Procedure] { Self.lock.withLock { storedDependencies } }
+    public final var dependencies: [Procedure] { Self.lock.withLock { settings.dependencies } }
 
     /// Makes the condition wait for `procedure` to finish before it is evaluated.
     public final func addDependency(_ procedure: Procedure) {
         Self.lock.withLock {
-            storedDependencies.append(procedure)
+            settings.dependencies.append(procedure)
             hasDependencySettings.store(true, ordering: .releasing)
         }
     }
@@ -107,11 +114,11 @@ open class Condition: @unchecked Sendable {
     public final var dependencyRequirements: DependencyRequirements {
         get {
             guard hasDependencySettings.load(ordering: .acquiring) else { return .none }
-            return Self.lock.withLock { storedRequirements }
+            return Self.lock.withLock { settings.requirements }
         }
         set {
             Self.lock.withLock {
-                storedRequirements = newValue
+                settings.requirements = newValue
                 hasDependencySettings.store(true, ordering: .releasing)
             }
         }
@@ -121,13 +128,13 @@ open class Condition: @unchecked Sendable {
     /// ``produceDependency(_:)``. Like them, call it before adding the condition to a procedure.
     public final func removeDependency(_ procedure: Procedure) {
         Self.lock.withLock {
-            storedDependencies.removeAll { $0 === procedure }
-            storedProduced.removeAll { $0 === procedure }
+            settings.dependencies.removeAll { $0 === procedure }
+            settings.produced.removeAll { $0 === procedure }
         }
     }
 
     /// The procedures this condition produces. See ``produceDependency(_:)``.
-    public final var producedDependencies: [Procedure] { Self.lock.withLock { storedProduced } }
+    public final var producedDependencies: [Procedure] { Self.lock.withLock { settings.produced } }
 
     /// Makes `procedure` run before this condition is evaluated: once the procedure the
     /// condition belongs to has its dependencies finished, `procedure` is added to the same
@@ -137,7 +144,7 @@ open class Condition: @unchecked Sendable {
     /// belongs to one procedure only.
     public final func produceDependency(_ procedure: Procedure) {
         Self.lock.withLock {
-            storedProduced.append(procedure)
+            settings.produced.append(procedure)
             hasDependencySettings.store(true, ordering: .releasing)
         }
     }
@@ -178,8 +185,8 @@ open class Condition: @unchecked Sendable {
             // Most conditions have no dependencies: no lock is taken and nothing is copied.
             guard condition.hasDependencySettings.load(ordering: .acquiring) else { return }
             let lists = Self.lock.withLock { () -> (waited: [Procedure], made: [Procedure])? in
-                if condition.storedDependencies.isEmpty && condition.storedProduced.isEmpty { return nil }
-                return (condition.storedDependencies, condition.storedProduced)
+                if condition.settings.dependencies.isEmpty && condition.settings.produced.isEmpty { return nil }
+                return (condition.settings.dependencies, condition.settings.produced)
             }
             guard let lists else { return }
             for procedure in lists.made where seen.insert(ObjectIdentifier(procedure)).inserted {

@@ -9,11 +9,32 @@ import ProceduresSupport
 /// each condition in order, then the categories. A cancel stops the steps: the procedure's
 /// own cancel path makes it ready, and it finishes cancelled.
 final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
-    // @unchecked: `conditions` is appended only under the owning procedure's lock while the
-    // procedure is still initial, and read only once it was claimed (that lock orders the
-    // two); everything else is guarded by `lock`, which is the procedure's own lock (one
-    // gate per procedure; the gate never calls out while holding it).
-    @exclusivity(unchecked) var conditions = ConditionList()
+    // @unchecked: `setup` is written under the owning procedure's lock while the procedure is
+    // still initial, and by `begin` before any step reads it; the steps read it without a
+    // lock (the procedure's lock, taken by whatever started each step, orders them).
+    // `machine` is guarded by the procedure's own lock (one gate per procedure; the gate never
+    // calls out while holding it).
+
+    /// What the gate checks, fixed once its steps begin.
+    struct Setup {
+        var conditions = ConditionList()
+        /// Whether a condition claims categories, found by `begin` (`mutuallyExclusiveCategories`
+        /// is open, so it is not asked under the lock that `addCondition` holds).
+        var claimsCategories = false
+    }
+
+    // Unchecked: written only before the steps begin (see above), never while they read it.
+    @exclusivity(unchecked) private var setup = Setup()
+    // Unchecked: only touched under the procedure's lock, which already makes each access exclusive.
+    @exclusivity(unchecked) private var machine = ConditionGateStateMachine()
+
+    /// The conditions, in order.
+    var conditions: ConditionList { setup.conditions }
+
+    /// Adds a condition. Under the procedure's lock, while it is initial.
+    func add(_ condition: Condition) {
+        setup.conditions.append(condition)
+    }
 
     /// What the gate waits for, for the procedure's state summary and waiting reason
     /// (described only when asked).
@@ -26,32 +47,9 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         case exclusivity([String])
     }
 
-    /// Where the current condition's answer is.
-    private enum Answer {
-        /// `evaluate` has not returned yet.
-        case pending
-        case inline(ConditionResult)
-        /// `evaluate` returned without an answer: the answer resumes the gate.
-        case awaited
-        case received
-    }
-
-    @exclusivity(unchecked) private var waiting = Waiting.nothing
-    @exclusivity(unchecked) private var stopped = false
-    @exclusivity(unchecked) private var pendingDependencies = 0
-    @exclusivity(unchecked) private var produced: [Procedure] = []
-    /// True from when the gate asks for its categories (it is its own request) until its
-    /// procedure finishes.
-    @exclusivity(unchecked) private var hasRequest = false
-    /// Its claim on its categories, once made (read by `WaitForItself` under the same lock).
-    var request: ExclusivityRequest? { hasRequest ? self : nil }
-    /// Set by `begin`, before anything reads it.
-    @exclusivity(unchecked) private var hasCategories = false
-    /// Set while its procedure, holding a slot, waits to take back the categories it gave
-    /// back while it waited for the slot: how to start it once it has them.
-    @exclusivity(unchecked) private var returningStart: (owner: (any ProcedureOwner)?, scheduler: ProcedureScheduler)?
-    /// The condition being evaluated (its index) and where its answer is.
-    @exclusivity(unchecked) private var current = (index: -1, answer: Answer.received)
+    /// Its claim on its categories (it is its own request), from when it asks for them until
+    /// its procedure finishes. Under the procedure's lock.
+    var request: ExclusivityRequest? { machine.hasClaimed ? self : nil }
 
     // The gate keeps no reference to its procedure (the procedure holds the gate): every
     // call carries the procedure, whose lock guards the gate, and keeps it alive meanwhile.
@@ -59,8 +57,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
 
     /// "waiting for …", while the gate waits for something.
     func summary(of procedure: Procedure) -> String? {
-        let waiting = procedure.lock.withLock { self.waiting }
-        switch waiting {
+        switch currentWait(of: procedure).waiting {
         case .nothing: return nil
         case .queueResume: return "waiting for its queue to be resumed before checking its conditions"
         case .dependencies(let dependencies):
@@ -71,12 +68,16 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
     }
 
     /// What the gate waits for now, with its exclusivity request while it waits for categories.
+    /// Nothing once the gate opened or the procedure was cancelled, whatever step it reached.
     func currentWait(of procedure: Procedure) -> (waiting: Waiting, request: ExclusivityRequest?) {
-        procedure.lock.withLock { (waiting, request) }
+        procedure.lock.withLock {
+            let checking = procedure.state.lifecycle.isCheckingGate && procedure.state.cancellation == .none
+            return (checking ? machine.waiting : .nothing, request)
+        }
     }
 
     func waitForQueueResume(_ procedure: Procedure) {
-        procedure.lock.withLock { waiting = .queueResume }
+        procedure.lock.withLock { machine.park() }
     }
 
     // MARK: - Steps
@@ -85,7 +86,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         var waitsFirst = false
         for index in 0..<conditions.count {
             let condition = conditions[index]
-            if condition.isMutuallyExclusive { hasCategories = true }
+            if condition.isMutuallyExclusive { setup.claimsCategories = true }
             if condition.mayWaitForProcedures { waitsFirst = true }
         }
         // Usually no condition waits for anything first: nothing to gather, and no wait that
@@ -104,15 +105,10 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
             evaluate(procedure, from: 0)
             return
         }
-        let proceeding = procedure.lock.withLock { () -> Bool in
+        let proceeding = procedure.lock.withLock {
             // Same lock as the cancel hook's: a cancel decided before this stops here, one
             // decided after finds `produced` and cancels them.
-            guard !stopped, procedure.state.cancellation == .none else { return false }
-            // One extra count keeps the step shut while the observers are added.
-            pendingDependencies = dependencies.count + 1
-            self.produced = produced
-            waiting = .dependencies(dependencies)
-            return true
+            machine.beginGathering(dependencies, produced: produced, cancelled: procedure.state.cancellation != .none)
         }
         guard proceeding else { return }
         for operation in produced {
@@ -125,10 +121,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
     }
 
     func dependencyDidFinish(for procedure: Procedure) {
-        let done = procedure.lock.withLock { () -> Bool in
-            pendingDependencies -= 1
-            return pendingDependencies == 0
-        }
+        let done = procedure.lock.withLock { machine.dependencyFinished() }
         if done { evaluate(procedure, from: 0) }
     }
 
@@ -146,7 +139,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
                 index += 1
                 continue
             }
-            guard proceed(procedure, waitingFor: .condition(index: index), index: index) else { return }
+            guard procedure.lock.withLock({ machine.beginEvaluating(index, cancelled: procedure.state.cancellation != .none) }) else { return }
             if conditions.count == 1 {
                 // The only condition: its answer cannot be mistaken for another's, so the
                 // completion carries just the procedure, which then needs no context allocated.
@@ -160,15 +153,10 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
             }
             // The last condition satisfied at once, with no categories to take (the usual
             // case): the gate opens in this same critical section.
-            let opensHere = index == conditions.count - 1 && !hasCategories
+            let opensHere = index == conditions.count - 1 && !setup.claimsCategories
             let (inline, opened) = procedure.lock.withLock { () -> (ConditionResult?, ReadyAction??) in
-                guard case .inline(let result) = current.answer else {
-                    current.answer = .awaited
-                    return (nil, nil)
-                }
-                current.answer = .received
+                guard let result = machine.evaluateReturned() else { return (nil, nil) }
                 guard opensHere, case .satisfied = result else { return (result, nil) }
-                noteOpened()
                 return (result, .some(procedure.state.lifecycle.gateOpened()))
             }
             if let opened {
@@ -182,33 +170,20 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         acquireCategories(procedure)
     }
 
-    /// What a condition's answer leads to.
-    enum AnswerStep { case none, resume, duplicate }
-
     /// A condition's completion was called.
     func answer(_ result: ConditionResult, index: Int, procedure: Procedure) {
-        let step = procedure.lock.withLock { record(result, index: index) }
-        continueAfter(step, result, index: index, procedure: procedure)
+        let action = procedure.lock.withLock { record(result, index: index) }
+        continueAfter(action, result, index: index, procedure: procedure)
     }
 
     /// Records an answer. Called under the procedure's lock.
-    func record(_ result: ConditionResult, index: Int) -> AnswerStep {
-        guard current.index == index else { return .duplicate }
-        switch current.answer {
-        case .pending:
-            current.answer = .inline(result)
-            return .none
-        case .awaited:
-            current.answer = .received
-            return .resume
-        case .inline, .received:
-            return .duplicate
-        }
+    func record(_ result: ConditionResult, index: Int) -> ConditionGateStateMachine.AnswerAction {
+        machine.answer(result, index: index)
     }
 
     /// Does what a recorded answer leads to, holding no lock.
-    func continueAfter(_ step: AnswerStep, _ result: ConditionResult, index: Int, procedure: Procedure) {
-        switch step {
+    func continueAfter(_ action: ConditionGateStateMachine.AnswerAction, _ result: ConditionResult, index: Int, procedure: Procedure) {
+        switch action {
         case .none: return
         case .resume:
             let condition = conditions[index]
@@ -222,32 +197,16 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         }
     }
 
-    /// False (and stopped) if the procedure was cancelled; otherwise notes what comes next.
-    private func proceed(_ procedure: Procedure, waitingFor next: Waiting, index: Int) -> Bool {
-        procedure.lock.withLock {
-            // The gate shares the procedure's lock, so its cancel state can be read here.
-            if procedure.state.cancellation != .none { stopped = true }
-            guard !stopped else {
-                waiting = .nothing
-                return false
-            }
-            waiting = next
-            if index >= 0 { current = (index, .pending) }
-            return true
-        }
-    }
-
     /// True if the evaluation goes on.
     private func apply(_ result: ConditionResult, of condition: Condition, to procedure: Procedure) -> Bool {
         switch result {
         case .satisfied:
             return true
         case .failed(let error):
-            stop(procedure)
+            // The cancel stops the gate: every later step reads the procedure's cancellation.
             procedure.cancel(withError: Self.conditionError(error, of: condition))
             return false
         case .ignored:
-            stop(procedure)
             procedure.cancel()
             return false
         }
@@ -260,15 +219,8 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         return ProcedureError.conditionFailed(name: condition.name, error: error)
     }
 
-    private func stop(_ procedure: Procedure) {
-        procedure.lock.withLock {
-            stopped = true
-            waiting = .nothing
-        }
-    }
-
     private func acquireCategories(_ procedure: Procedure) {
-        guard hasCategories else {
+        guard setup.claimsCategories else {
             open(procedure)
             return
         }
@@ -284,13 +236,10 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
             return
         }
         let distinct = categories.uniqued { $0 }
-        let submit = procedure.lock.withLock { () -> Bool in
+        let submit = procedure.lock.withLock {
             // Same lock as the procedure's: a cancel is decided either before this (and stops
             // here) or after (and its did-cancel hook finds the request and withdraws it).
-            guard !stopped, procedure.state.cancellation == .none else { return false }
-            waiting = .exclusivity(distinct)
-            hasRequest = true
-            return true
+            machine.claim(distinct, cancelled: procedure.state.cancellation != .none)
         }
         guard submit else { return }
         // Not granted at once: a wait that may close a cycle (a category its enclosing group holds, say).
@@ -303,19 +252,13 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         procedure.conditionGateDidOpen()
     }
 
-    /// The gate opened: it waits for nothing any more. Called under the procedure's lock, in
-    /// the critical section that makes the procedure ready.
-    func noteOpened() {
-        waiting = .nothing
-    }
-
     // MARK: - Categories given back while waiting for a slot
 
     /// The procedure was given a slot: true if it starts now; false if it first takes back
     /// the categories it gave back while it waited for the slot (it is started once it has).
     func takeCategoriesBack(for procedure: Procedure, owner: (any ProcedureOwner)?, scheduler: ProcedureScheduler) -> Bool {
         guard case .rejoin = ExclusivityManager.shared.claimForStart(self) else { return true }
-        procedure.lock.withLock { returningStart = (owner, scheduler) }
+        procedure.lock.withLock { machine.awaitCategoriesBack(.init(owner: owner, scheduler: scheduler)) }
         // It holds a slot while it waits: a slot holder a wait for a slot can lead back from.
         scheduler.holderBeganWaiting()
         guard ExclusivityManager.shared.rejoin(self) else {
@@ -339,13 +282,10 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
 
     /// True while its procedure, holding a slot, waits to take its categories back. Under the
     /// procedure's lock.
-    var isTakingCategoriesBack: Bool { returningStart != nil }
+    var isTakingCategoriesBack: Bool { machine.isTakingCategoriesBack }
 
-    private func takeReturningStart(_ procedure: Procedure) -> (owner: (any ProcedureOwner)?, scheduler: ProcedureScheduler)? {
-        procedure.lock.withLock {
-            defer { returningStart = nil }
-            return returningStart
-        }
+    private func takeReturningStart(_ procedure: Procedure) -> ConditionGateStateMachine.ReturningStart? {
+        procedure.lock.withLock { machine.takeReturningStart() }
     }
 
     // MARK: - Told by the procedure
@@ -357,30 +297,18 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
     /// The procedure's cancel took effect: stop, cancel what the conditions produced, leave
     /// the lines.
     func procedureDidCancel(_ procedure: Procedure) {
-        let (produced, request) = procedure.lock.withLock { () -> ([Procedure], ExclusivityRequest?) in
-            stopped = true
-            waiting = .nothing
-            defer { self.produced = [] }
-            return (self.produced, self.request)
-        }
-        for operation in produced where !operation.isFinished { operation.cancel() }
+        let action = procedure.lock.withLock { machine.cancelled() }
+        for operation in action.produced where !operation.isFinished { operation.cancel() }
         // Leaves the line at once; a procedure already holding its categories keeps them
         // until it finishes.
-        if let request { ExclusivityManager.shared.leaveLine(request) }
+        if action.leavesLines { ExclusivityManager.shared.leaveLine(self) }
         // One waiting with a slot to take its categories back starts now, so as to finish.
         _ = resumeReturningStart(of: procedure)
     }
 
     /// The procedure finished: release its categories.
     func procedureDidFinish(_ procedure: Procedure) {
-        let requested = procedure.lock.withLock { () -> Bool in
-            stopped = true
-            waiting = .nothing
-            produced = []
-            defer { hasRequest = false }
-            return hasRequest
-        }
-        if requested { ExclusivityManager.shared.withdraw(self) }
+        if procedure.lock.withLock({ machine.finished() }) { ExclusivityManager.shared.withdraw(self) }
     }
 }
 

@@ -35,46 +35,56 @@ enum PartEvaluation {
     }
 
     /// Where one part's answer goes: back to the loop if it came before `evaluate` returned,
-    /// on from the answer otherwise.
-    private final class Handoff: @unchecked Sendable {
-        // @unchecked: `stage` is guarded by `lock`.
-        private enum Stage {
-            case pending
-            case inline(ConditionResult)
-            case awaited
-            case done
-        }
-
-        private let lock = Lock()
-        @exclusivity(unchecked) private var stage = Stage.pending
+    /// on from the answer otherwise. Shared by the loop and the part's completion.
+    private struct Handoff: Sendable {
+        private let stage = LockedValue(PartAnswer.pending)
 
         /// Records the answer; true if the caller must carry on from it (`evaluate` returned
         /// without it).
         func deliver(_ result: ConditionResult) -> Bool {
-            lock.withLock {
-                switch stage {
-                case .pending:
-                    stage = .inline(result)
-                    return false
-                case .awaited:
-                    stage = .done
-                    return true
-                case .inline, .done:
-                    return false
-                }
-            }
+            stage.withLock { $0.deliver(result) }
         }
 
         /// The answer if it came during `evaluate`; nil if it has not (it will carry on).
         func takeInline() -> ConditionResult? {
-            lock.withLock {
-                if case .inline(let result) = stage {
-                    stage = .done
-                    return result
-                }
-                stage = .awaited
-                return nil
-            }
+            stage.withLock { $0.takeInline() }
         }
+    }
+}
+
+/// Where one part's answer is, as a value: its two events are the answer arriving and the
+/// part's `evaluate` returning, in either order.
+enum PartAnswer: Sendable {
+    /// Neither has happened.
+    case pending
+    /// The answer came before `evaluate` returned: the loop takes it.
+    case inline(ConditionResult)
+    /// `evaluate` returned first: the answer carries on by itself.
+    case awaited
+    /// The answer was taken (by the loop or the completion); a later one is ignored.
+    case done
+
+    /// The answer arrives; true if its completion must carry on (`evaluate` returned without it).
+    mutating func deliver(_ result: ConditionResult) -> Bool {
+        switch self {
+        case .pending:
+            self = .inline(result)
+            return false
+        case .awaited:
+            self = .done
+            return true
+        case .inline, .done:
+            return false
+        }
+    }
+
+    /// The part's `evaluate` returned: the answer if it already came, nil if it will carry on.
+    mutating func takeInline() -> ConditionResult? {
+        if case .inline(let result) = self {
+            self = .done
+            return result
+        }
+        self = .awaited
+        return nil
     }
 }

@@ -19,10 +19,10 @@ extension Procedure {
         let accepted = lock.withLock { () -> Bool in
             guard state.lifecycle.addGate() else { return false }
             if let gate = state.gate {
-                gate.conditions.append(condition)
+                gate.add(condition)
             } else {
                 let gate = ConditionGate()
-                gate.conditions.append(condition)
+                gate.add(condition)
                 state.gate = gate
             }
             return true
@@ -79,10 +79,7 @@ extension Procedure {
 
     /// The conditions were satisfied and the categories are held: the procedure is ready.
     func conditionGateDidOpen() {
-        let (action, request) = lock.withLock { () -> (ReadyAction?, ExclusivityRequest?) in
-            state.gate?.noteOpened()
-            return (state.lifecycle.gateOpened(), state.gate?.request)
-        }
+        let (action, request) = lock.withLock { (state.lifecycle.gateOpened(), state.gate?.request) }
         gateDidOpen(action, holding: request)
     }
 

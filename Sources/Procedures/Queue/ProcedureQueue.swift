@@ -43,37 +43,22 @@ import Synchronization
 ///   Foundation stops the process when an operation it already holds is enqueued again, and
 ///   offers no way to tell that a plain queue holds it.
 open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
-    // @unchecked: `members`, `plainMembers`, `storedDelegate`, `pendingBarrier`, `idleWaiters`
-    // and `finishedUnreleased` are guarded by `lock`, and each member's `memberIndex` is
-    // written under it; `scheduler` is immutable and locks for itself; `idle` is an
-    // NSCondition used only to wake `waitUntilAllOperationsAreFinished`, and guards
-    // `idleGeneration`. (The lock also makes the runtime's exclusivity checks redundant:
-    // where they showed in profiles they are off.)
+    // @unchecked: `state` and `storedDelegate` are guarded by `lock` (so is each member's
+    // `memberIndex`, written under it); `scheduler` is immutable and locks for itself; `idleGeneration` is guarded by
+    // `idle`, an NSCondition used only to wake `waitUntilAllOperationsAreFinished`.
     private let lock = InlineLock()
     let scheduler: ProcedureScheduler
-    /// Every unfinished operation added to the queue, oldest first (a plain operation's entry
-    /// is the runner that starts it). O(1) in and out, no hashing: see `MemberList`.
-    @exclusivity(unchecked) private var members = MemberList()
-    /// The runners of the plain operations among them, by operation (plain operations are
-    /// rare; the table catches a second add of one).
-    @exclusivity(unchecked) private var plainMembers: [ObjectIdentifier: PlainOperationRunner] = [:]
+    // Unchecked: only touched under `lock`, which already makes each access exclusive.
+    @exclusivity(unchecked) private var state = ProcedureQueueState()
     private weak var storedDelegate: (any ProcedureQueueDelegate)?
     /// Whether a delegate was ever set: without one, a finishing procedure takes no lock to
     /// find out that there is nobody to tell (the queue's lock is its busiest).
     private let hadDelegate = Atomic<Bool>(false)
-    /// The last barrier block's procedure; operations added after it depend on it. It depends
-    /// on every earlier operation, including the previous barrier.
-    @exclusivity(unchecked) private var pendingBarrier: BarrierProcedure?
-    /// Threads blocked in `waitUntilAllOperationsAreFinished`, woken through `idle`.
-    @exclusivity(unchecked) private var idleWaiters = 0
     /// How many times the queue was found idle with waiters; guarded by `idle`, never by
     /// `lock`, so a waiter can tell that a wake came after its look at the members.
-    @exclusivity(unchecked) private var idleGeneration = 0
-    /// Finished procedures whose release waits for the next thread that adds one: freed on the
-    /// thread that allocated them, their blocks skip the contended lock of that thread's glibc
-    /// arena (Internals.md, "Who frees a finished procedure"). So that nothing lingers, the
-    /// finishing thread releases them once the queue is idle or `unreleasedLimit` wait.
-    @exclusivity(unchecked) private var finishedUnreleased: [Procedure] = []
+    private var idleGeneration = 0
+    /// How many finished procedures may wait for the next add before the finishing thread
+    /// releases them itself.
     static let unreleasedLimit = 256
     private let idle = NSCondition()
 
@@ -163,6 +148,21 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         enqueue(operation)
     }
 
+    // The parts of `state` that `enqueue` and `removeMember` name, read and written in place.
+    private var members: MemberList {
+        _read { yield state.members }
+        _modify { yield &state.members }
+    }
+    private var plainMembers: [ObjectIdentifier: PlainOperationRunner] {
+        _read { yield state.plainMembers }
+        _modify { yield &state.plainMembers }
+    }
+    private var finishedUnreleased: [Procedure] {
+        _read { yield state.finishedUnreleased }
+        _modify { yield &state.finishedUnreleased }
+    }
+    private var pendingBarrier: BarrierProcedure? { state.pendingBarrier }
+
     /// Adds `operation` to this queue; false if it could not be adopted (the misuse is reported).
     @discardableResult
     func enqueue(_ operation: Operation) -> Bool {
@@ -246,17 +246,14 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
 
     func procedureDidFinish(_ procedure: Procedure, errors: [any Error]) {
         let operation = procedure.reportedOperation
-        var finished: [Procedure] = []
-        let (wake, delegate) = lock.withLock { () -> (Bool, (any ProcedureQueueDelegate)?) in
-            if let removed = removeMember(procedure, adoptedElsewhere: false) { finishedUnreleased.append(removed) }
-            if members.isEmpty || finishedUnreleased.count >= Self.unreleasedLimit {
-                swap(&finished, &finishedUnreleased)
-            }
-            if pendingBarrier === procedure { pendingBarrier = nil }
-            return (members.isEmpty && idleWaiters > 0, storedDelegate)
+        var action: ProcedureQueueState.FinishAction
+        let delegate: (any ProcedureQueueDelegate)?
+        (action, delegate) = lock.withLock { () -> (ProcedureQueueState.FinishAction, (any ProcedureQueueDelegate)?) in
+            let removed = removeMember(procedure, adoptedElsewhere: false)
+            return (state.memberFinished(procedure, removed: removed), storedDelegate)
         }
-        finished = []  // released here, outside the lock (the caller still holds `procedure`)
-        if wake {
+        action.release = []  // released here, outside the lock (the caller still holds `procedure`)
+        if action.wakesWaiters {
             idle.lock()
             idleGeneration &+= 1
             idle.broadcast()
@@ -275,27 +272,27 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
 
     /// How many operations added to the queue have not finished: waiting, ready or running
     /// (pending barriers included). Foundation's `operationCount` does not see them.
-    public var unfinishedOperationCount: Int { lock.withLock { members.count } }
+    public var unfinishedOperationCount: Int { lock.withLock { state.members.count } }
 
     /// The operations added to the queue that have not finished, in the order they were added.
     public var unfinishedOperations: [Operation] {
-        lock.withLock { members.procedures }.map(\.reportedOperation)
+        lock.withLock { state.members.procedures }.map(\.reportedOperation)
     }
 
     /// The unfinished members (a plain operation's entry is its runner), oldest first.
-    var unfinishedMembers: [Procedure] { lock.withLock { members.procedures } }
+    var unfinishedMembers: [Procedure] { lock.withLock { state.members.procedures } }
 
     var ownedProcedures: [Procedure] { unfinishedMembers }
 
     /// How many procedures wait in this queue for their dependencies or conditions.
     public var waitingProcedureCount: Int {
-        lock.withLock { members.procedures }.reduce(0) { $0 + ($1.isWaiting ? 1 : 0) }
+        lock.withLock { state.members.procedures }.reduce(0) { $0 + ($1.isWaiting ? 1 : 0) }
     }
 
     /// Cancels every unfinished operation in the queue, including waiting procedures and
     /// pending barriers (whose blocks then do not run).
     open override func cancelAllOperations() {
-        let unfinished = lock.withLock { members.procedures }
+        let unfinished = lock.withLock { state.members.procedures }
         // As one act (every cancel decided before any is handled), so that no procedure
         // starts because a dependency was cancelled and finished before it was cancelled too.
         // A plain operation is cancelled with its runner, which then starts it at once.
@@ -320,13 +317,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     /// ``cancelAllOperations()`` cancels a pending barrier too.
     open override func addBarrierBlock(_ barrier: @escaping @Sendable () -> Void) {
         let procedure = BarrierProcedure(block: barrier)
-        let (previous, earlier) = lock.withLock { () -> (BarrierProcedure?, [Procedure]) in
-            defer {
-                pendingBarrier = procedure
-                members.append(procedure)
-            }
-            return (pendingBarrier, members.procedures)
-        }
+        let (previous, earlier) = lock.withLock { state.barrierAdded(procedure) }
         _ = consume previous  // released outside the lock: it may hold the last reference to user state
         procedure.addDependencies(earlier)
         _ = claim(procedure)
@@ -338,16 +329,16 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         // Blocking only because the caller asked for it through Foundation's API. The two
         // locks are never nested: the generation, read before each look at the members, tells
         // whether a wake came after that look (a finish empties the members, then wakes).
-        lock.withLock { idleWaiters += 1 }
+        lock.withLock { state.idleWaiters += 1 }
         while true {
             idle.lock()
             let generation = idleGeneration
             idle.unlock()
-            if lock.withLock({ members.isEmpty }) { break }
+            if lock.withLock({ state.members.isEmpty }) { break }
             idle.lock()
             while idleGeneration == generation { idle.wait() }
             idle.unlock()
         }
-        lock.withLock { idleWaiters -= 1 }
+        lock.withLock { state.idleWaiters -= 1 }
     }
 }

@@ -1,0 +1,171 @@
+import Foundation
+import XCTest
+
+@testable import Procedures
+
+/// A condition gate's steps, driven by hand without threads: each event on
+/// ``ConditionGateStateMachine`` and what it returns. The procedures are stand-ins, never run.
+final class ConditionGateStateMachineTests: XCTestCase {
+    private typealias Machine = ConditionGateStateMachine
+
+    private func describe(_ waiting: ConditionGate.Waiting) -> String {
+        switch waiting {
+        case .nothing: return "nothing"
+        case .queueResume: return "queueResume"
+        case .dependencies(let dependencies): return "dependencies(\(dependencies.count))"
+        case .condition(let index): return "condition(\(index))"
+        case .exclusivity(let categories): return "exclusivity(\(categories.joined(separator: ",")))"
+        }
+    }
+
+    private func isSatisfied(_ result: ConditionResult?) -> Bool {
+        if case .satisfied? = result { return true }
+        return false
+    }
+
+    // MARK: - Before the steps
+
+    func testAGateThatHasNotBegunWaitsForNothingAndClaimsNothing() {
+        var machine = Machine()
+        XCTAssertEqual(describe(machine.waiting), "nothing")
+        XCTAssertFalse(machine.hasClaimed)
+        XCTAssertFalse(machine.isTakingCategoriesBack)
+        XCTAssertEqual(machine.answer(.satisfied, index: 0), .duplicate, "no condition is being evaluated")
+        XCTAssertFalse(machine.finished(), "nothing to give back")
+    }
+
+    func testAParkedGateWaitsForItsQueueToResume() {
+        var machine = Machine()
+        machine.park()
+        XCTAssertEqual(describe(machine.waiting), "queueResume")
+    }
+
+    // MARK: - Conditions' dependencies
+
+    func testGatheringWaitsForEachDependencyAndTheCountHeldWhileObserving() {
+        var machine = Machine()
+        let (a, b) = (BlockProcedure {}, BlockProcedure {})
+        XCTAssertTrue(machine.beginGathering([a, b], produced: [b], cancelled: false))
+        XCTAssertEqual(describe(machine.waiting), "dependencies(2)")
+        XCTAssertFalse(machine.dependencyFinished())
+        XCTAssertFalse(machine.dependencyFinished())
+        XCTAssertTrue(machine.dependencyFinished(), "the count held while the observers were added is the last")
+    }
+
+    func testACancelledProcedureBeginsNoStep() {
+        var machine = Machine()
+        machine.park()
+        XCTAssertFalse(machine.beginGathering([BlockProcedure {}], produced: [], cancelled: true))
+        XCTAssertFalse(machine.beginEvaluating(0, cancelled: true))
+        XCTAssertFalse(machine.claim(["a"], cancelled: true))
+        XCTAssertEqual(describe(machine.waiting), "queueResume", "nothing changed")
+        XCTAssertFalse(machine.hasClaimed)
+    }
+
+    func testACancelWhileGatheringHandsOverTheProducedProceduresOnceAndTheCountGoesOn() {
+        var machine = Machine()
+        let (waited, made) = (BlockProcedure {}, BlockProcedure {})
+        _ = machine.beginGathering([waited, made], produced: [made], cancelled: false)
+        let action = machine.cancelled()
+        XCTAssertEqual(action.produced.count, 1)
+        XCTAssertTrue(action.produced.first === made)
+        XCTAssertFalse(action.leavesLines, "it asked for no categories")
+        XCTAssertTrue(machine.cancelled().produced.isEmpty, "cancelled once")
+        XCTAssertFalse(machine.dependencyFinished())
+        XCTAssertFalse(machine.dependencyFinished())
+        XCTAssertTrue(machine.dependencyFinished(), "the dependencies still count down to the step that stops")
+    }
+
+    func testAFinishWhileGatheringLetsGoOfTheProducedProcedures() {
+        var machine = Machine()
+        let made = BlockProcedure {}
+        _ = machine.beginGathering([made], produced: [made], cancelled: false)
+        XCTAssertFalse(machine.finished())
+        XCTAssertTrue(machine.cancelled().produced.isEmpty)
+    }
+
+    // MARK: - Answers
+
+    func testAnAnswerBeforeEvaluateReturnsIsTakenByTheLoop() {
+        var machine = Machine()
+        XCTAssertTrue(machine.beginEvaluating(0, cancelled: false))
+        XCTAssertEqual(describe(machine.waiting), "condition(0)")
+        XCTAssertEqual(machine.answer(.satisfied, index: 0), .none, "the loop takes it")
+        XCTAssertTrue(isSatisfied(machine.evaluateReturned()))
+        XCTAssertEqual(machine.answer(.satisfied, index: 0), .duplicate)
+    }
+
+    func testAnAnswerAfterEvaluateReturnedResumesTheGateOnce() {
+        var machine = Machine()
+        _ = machine.beginEvaluating(1, cancelled: false)
+        XCTAssertNil(machine.evaluateReturned(), "no answer yet")
+        XCTAssertEqual(machine.answer(.ignored, index: 1), .resume)
+        XCTAssertEqual(machine.answer(.satisfied, index: 1), .duplicate)
+    }
+
+    func testTwoAnswersBeforeEvaluateReturnsKeepTheFirst() {
+        var machine = Machine()
+        _ = machine.beginEvaluating(0, cancelled: false)
+        XCTAssertEqual(machine.answer(.satisfied, index: 0), .none)
+        XCTAssertEqual(machine.answer(.ignored, index: 0), .duplicate)
+        XCTAssertTrue(isSatisfied(machine.evaluateReturned()))
+    }
+
+    func testAnAnswerOfAnEarlierConditionIsADuplicate() {
+        var machine = Machine()
+        _ = machine.beginEvaluating(0, cancelled: false)
+        XCTAssertEqual(machine.answer(.satisfied, index: 0), .none)
+        _ = machine.evaluateReturned()
+        _ = machine.beginEvaluating(1, cancelled: false)
+        XCTAssertEqual(machine.answer(.satisfied, index: 0), .duplicate)
+        XCTAssertEqual(describe(machine.waiting), "condition(1)")
+    }
+
+    func testAnAwaitedAnswerAfterACancelOrFinishStillResumesOnceWithoutMisuse() {
+        var machine = Machine()
+        _ = machine.beginEvaluating(0, cancelled: false)
+        XCTAssertNil(machine.evaluateReturned())
+        XCTAssertTrue(machine.cancelled().produced.isEmpty)
+        XCTAssertFalse(machine.finished())
+        XCTAssertEqual(machine.answer(.satisfied, index: 0), .resume, "its first answer is no misuse; the next step stops")
+        XCTAssertEqual(machine.answer(.satisfied, index: 0), .duplicate)
+    }
+
+    // MARK: - Categories
+
+    func testAClaimWaitsForItsCategoriesAndIsGivenBackWhenItFinishes() {
+        var machine = Machine()
+        XCTAssertTrue(machine.claim(["disk", "net"], cancelled: false))
+        XCTAssertEqual(describe(machine.waiting), "exclusivity(disk,net)")
+        XCTAssertTrue(machine.hasClaimed)
+        XCTAssertEqual(machine.answer(.satisfied, index: 0), .duplicate, "every condition answered already")
+        XCTAssertTrue(machine.finished(), "gives its categories back")
+        XCTAssertFalse(machine.hasClaimed)
+        XCTAssertEqual(describe(machine.waiting), "nothing")
+        XCTAssertFalse(machine.finished(), "given back once")
+    }
+
+    func testACancelWhileClaimingLeavesTheLinesButKeepsTheClaimUntilItFinishes() {
+        var machine = Machine()
+        _ = machine.claim(["disk"], cancelled: false)
+        let action = machine.cancelled()
+        XCTAssertTrue(action.leavesLines)
+        XCTAssertTrue(action.produced.isEmpty)
+        XCTAssertTrue(machine.hasClaimed, "categories it holds are kept until it finishes")
+        XCTAssertTrue(machine.finished())
+    }
+
+    func testAStartWaitingForCategoriesToComeBackIsTakenOnce() {
+        var machine = Machine()
+        let scheduler = ProcedureScheduler()
+        _ = machine.claim(["disk"], cancelled: false)
+        XCTAssertNil(machine.takeReturningStart(), "it waits for nothing yet")
+        machine.awaitCategoriesBack(.init(owner: nil, scheduler: scheduler))
+        XCTAssertTrue(machine.isTakingCategoriesBack)
+        XCTAssertTrue(machine.hasClaimed)
+        XCTAssertTrue(machine.takeReturningStart()?.scheduler === scheduler)
+        XCTAssertFalse(machine.isTakingCategoriesBack)
+        XCTAssertNil(machine.takeReturningStart(), "taken once: a racing cancel finds nothing to start")
+        XCTAssertTrue(machine.hasClaimed, "it holds its categories again")
+    }
+}
