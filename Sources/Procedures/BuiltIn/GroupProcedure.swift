@@ -92,7 +92,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         /// its subclass called `finish`, whose errors are then here.
         var awaitsFinishCall = false
         var finishCallErrors: [any Error]?
-        /// Made on the first echo of a sibling's failure (see SiblingEcho.swift).
+        /// Made on the first echo of a sibling's failure (see GroupProcedure+SiblingEchoes.swift).
         var echoes: SiblingEchoes?
 
         var hasStarted: Bool {

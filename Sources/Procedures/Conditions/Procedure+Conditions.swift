@@ -1,15 +1,5 @@
 import Foundation
 
-/// Where a procedure's conditions are (see `ConditionGate`).
-enum GateStage: UInt8 {
-    /// It has conditions or categories, not checked yet.
-    case closed
-    /// They are being checked (or the procedure waits for its categories).
-    case checking
-    /// Nothing holds the procedure back any more (or it never had conditions).
-    case open
-}
-
 extension Procedure {
     /// Makes the procedure run only if `condition` holds. See ``Condition``.
     ///
