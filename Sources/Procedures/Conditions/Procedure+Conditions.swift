@@ -73,20 +73,7 @@ extension Procedure {
             state.gate?.noteOpened()
             return (state.lifecycle.gateOpened(), state.gate?.request)
         }
-        gateDidOpen(action, holding: request)
-    }
-
-    /// Acts, holding no lock, on what opening the gate decided (`gateOpened()`, taken under
-    /// the procedure's lock), for a procedure `holding` the categories it was just granted.
-    func gateDidOpen(_ action: ReadyAction?, holding request: ExclusivityRequest? = nil) {
-        if case .start = action {
-            // Started by hand: start on another thread rather than nest inside whatever
-            // completed the last condition (a dependency's finish, another procedure's release).
-            recordReady(action)
-            DispatchQueue.global().async { self.startAfterWaiting() }
-        } else {
-            perform(action, holding: request)
-        }
+        performAfterWaiting(action, holding: request)
     }
 
     /// What the procedure's conditions wait for, while it waits.
