@@ -17,4 +17,5 @@ final class StandInOwner: ProcedureOwner, @unchecked Sendable {
     func procedureDidFinish(_ procedure: Procedure, errors: [any Error]) {}
     var queueFacade: ProcedureQueue { ProcedureQueue() }
     var ownedProcedures: [Procedure] { [] }
+    var nameInMisuseReports: String { "a stand-in owner" }
 }
