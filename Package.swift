@@ -4,8 +4,8 @@ import PackageDescription
 // Layers (arrows point one way; the targets enforce them):
 //   ProceduresSupport <- ProceduresFutures <- Procedures <- ProceduresTesting, ProceduresNetwork,
 //   ProceduresProcess; the `steps` tool: ProceduresProcess <- StepsCore <- steps.
-// ProceduresSupport is internal to the package (no product): locks, per-thread storage and
-// the loops that keep callbacks off the stack. ProceduresFutures is usable on its own.
+// ProceduresSupport is internal to the package (no product): locks, per-thread storage, the
+// loops that keep callbacks off the stack and small generic helpers. ProceduresFutures is usable on its own.
 let package = Package(
     name: "Procedures",
     // The Synchronization module (`Atomic`, and `Mutex` in every procedure's lock) needs these

@@ -1,5 +1,6 @@
 import Foundation
 import Procedures
+import ProceduresSupport
 
 /// What the manual-clock waits of both test frameworks wait for, and what they say when it
 /// does not come: the XCTest helpers and the Swift Testing ones differ only in how they wait.

@@ -1,5 +1,6 @@
 import Foundation
 import Procedures
+import ProceduresSupport
 
 /// The failure message of `wait(for:)` (XCTest and Swift Testing alike) when it times out: one line per unfinished procedure,
 /// with the reason it is not running, and a hint that points the right way.

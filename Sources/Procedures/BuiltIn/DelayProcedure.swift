@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// A procedure that finishes after a delay, or at a date, without occupying a thread.
 ///

@@ -164,6 +164,8 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         }
     }
 
+    var nameInMisuseReports: String { displayName }
+
     /// Adds a child, which starts once the group executes (at once if it already does).
     ///
     /// Once the group has begun finishing the child is not added (it could never make the
@@ -263,22 +265,15 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     /// Claims a child for the group's scheduler; false if it could not be adopted (reported).
     private func enqueue(_ child: Operation) -> Bool {
         if let procedure = child as? Procedure { return claim(procedure) }
-        guard !child.isFinished, !child.isExecuting else {
-            ProcedureMisuse.report(
-                .addedAfterFinishing,
-                "an operation that is already running or finished was added to \(displayName); it was not added.",
-                subject: child)
-            return false
-        }
         // A plain child runs inside a runner, which waits for its dependencies and starts it.
-        let runner = PlainOperationRunner(child)
+        guard let runner = runner(forPlain: child) else { return false }
         let added = groupLock.withLock { () -> Bool in
             guard group.runners[ObjectIdentifier(child)] == nil else { return false }
             group.runners[ObjectIdentifier(child)] = runner
             return true
         }
         guard added else {
-            ProcedureMisuse.report(.addedTwice, "an operation was added twice to \(displayName); the second add was ignored.", subject: child)
+            reportSecondAdd(of: child)
             return false
         }
         runner.adoptOperationDependencies()

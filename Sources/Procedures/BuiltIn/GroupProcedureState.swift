@@ -43,7 +43,7 @@ extension GroupProcedure {
         /// its subclass called `finish`, whose errors are then here.
         var awaitsFinishCall = false
         var finishCallErrors: [any Error]?
-        /// Made on the first echo of a sibling's failure (see SiblingEcho.swift).
+        /// Made on the first echo of a sibling's failure (see GroupProcedure+SiblingEchoes.swift).
         var echoes: SiblingEchoes?
 
         var hasStarted: Bool {

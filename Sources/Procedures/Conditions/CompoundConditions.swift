@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// Satisfied if every one of `conditions` is. Evaluates them in order and stops at the first
 /// that is not, answering what it answered (a failure names it). Also written `a && b`.

@@ -160,7 +160,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
                 return (result, .some(procedure.state.lifecycle.gateOpened()))
             }
             if let opened {
-                procedure.gateDidOpen(opened)
+                procedure.performAfterWaiting(opened)
                 return
             }
             guard let result = inline else { return }

@@ -1,15 +1,5 @@
 import Foundation
 
-/// Where a procedure's conditions are (see `ConditionGate`).
-enum GateStage: UInt8 {
-    /// It has conditions or categories, not checked yet.
-    case closed
-    /// They are being checked (or the procedure waits for its categories).
-    case checking
-    /// Nothing holds the procedure back any more (or it never had conditions).
-    case open
-}
-
 extension Procedure {
     /// Makes the procedure run only if `condition` holds. See ``Condition``.
     ///
@@ -80,20 +70,7 @@ extension Procedure {
     /// The conditions were satisfied and the categories are held: the procedure is ready.
     func conditionGateDidOpen() {
         let (action, request) = lock.withLock { (state.lifecycle.gateOpened(), state.gate?.request) }
-        gateDidOpen(action, holding: request)
-    }
-
-    /// Acts, holding no lock, on what opening the gate decided (`gateOpened()`, taken under
-    /// the procedure's lock), for a procedure `holding` the categories it was just granted.
-    func gateDidOpen(_ action: ReadyAction?, holding request: ExclusivityRequest? = nil) {
-        if case .start = action {
-            // Started by hand: start on another thread rather than nest inside whatever
-            // completed the last condition (a dependency's finish, another procedure's release).
-            recordReady(action)
-            DispatchQueue.global().async { self.startAfterWaiting() }
-        } else {
-            perform(action, holding: request)
-        }
+        performAfterWaiting(action, holding: request)
     }
 
     /// What the procedure's conditions wait for, while it waits.

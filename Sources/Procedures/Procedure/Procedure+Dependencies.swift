@@ -118,14 +118,19 @@ extension Procedure {
 
     /// One of this procedure's dependencies finished.
     func dependencyDidFinish() {
-        let action = lock.withLock { state.lifecycle.dependenciesFinished() }
+        performAfterWaiting(lock.withLock { state.lifecycle.dependenciesFinished() })
+    }
+
+    /// Acts, holding no lock, on what the end of a wait decided (its last dependency finished,
+    /// its gate opened), as ``perform(_:holding:)`` does, except that one started by hand
+    /// starts on another thread: starting inside whatever ended the wait (a dependency's
+    /// finish, another procedure's release) would nest one stack frame per link of a chain.
+    func performAfterWaiting(_ action: ReadyAction?, holding request: ExclusivityRequest? = nil) {
         if case .start = action {
-            // Started by hand and now ready: start on another thread. Starting here, inside
-            // the dependency's finish, would nest one stack frame per link of a chain.
             recordReady(action)
             DispatchQueue.global().async { self.startAfterWaiting() }
         } else {
-            perform(action)
+            perform(action, holding: request)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 
 /// Errors the library itself puts on procedures.
 public enum ProcedureError: Error, Sendable, CustomStringConvertible {

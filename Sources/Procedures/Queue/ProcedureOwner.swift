@@ -27,6 +27,9 @@ protocol ProcedureOwner: AnyObject, Sendable {
     /// The queue that ``ProcedureQueue/current`` answers inside the owner's procedures.
     var queueFacade: ProcedureQueue { get }
 
+    /// How misuse reports name the owner ("a ProcedureQueue" for a queue without a name).
+    var nameInMisuseReports: String { get }
+
     /// Which of the two owners this is (see ``ProcedureOwnerRole``).
     var ownerRole: ProcedureOwnerRole { get }
 }
@@ -92,5 +95,27 @@ extension ProcedureOwner {
         }
         ProcedureMisuse.report(kind, "\(procedure.displayName) \(what)", subject: procedure)
         return false
+    }
+
+    /// The runner that starts plain `operation` for this owner; nil, reported, for one that is
+    /// running or finished already, which corelibs would stop the process for. (One already
+    /// in another OperationQueue cannot be detected from outside.)
+    func runner(forPlain operation: Operation) -> PlainOperationRunner? {
+        guard !operation.isFinished, !operation.isExecuting else {
+            ProcedureMisuse.report(
+                .addedAfterFinishing,
+                "an operation that is already running or finished was added to \(nameInMisuseReports); it was not added.",
+                subject: operation)
+            return nil
+        }
+        return PlainOperationRunner(operation)
+    }
+
+    /// Reports plain `operation` added to this owner again: a second runner would start it twice.
+    func reportSecondAdd(of operation: Operation) {
+        ProcedureMisuse.report(
+            .addedTwice,
+            "an operation was added twice to \(nameInMisuseReports); the second add was ignored.",
+            subject: operation)
     }
 }

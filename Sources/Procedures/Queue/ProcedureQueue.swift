@@ -121,6 +121,8 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
 
     var ownerRole: ProcedureOwnerRole { .queue(self) }
 
+    var nameInMisuseReports: String { name ?? "a ProcedureQueue" }
+
     // MARK: - Adding
 
     /// Adds `operation`. A procedure runs once its dependencies have finished (or once it is
@@ -174,16 +176,8 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
             }
             procedure = given
         } else {
-            // corelibs would stop the process for these; report and ignore them instead.
-            // (One already in another OperationQueue cannot be detected from outside.)
-            guard !operation.isFinished, !operation.isExecuting else {
-                ProcedureMisuse.report(
-                    .addedAfterFinishing,
-                    "an operation that is already running or finished was added to \(name ?? "a ProcedureQueue"); it was not added.",
-                    subject: operation)
-                return false
-            }
-            procedure = PlainOperationRunner(operation)
+            guard let runner = runner(forPlain: operation) else { return false }
+            procedure = runner
         }
         // Recorded as a member and reading the barrier in one critical section with
         // `addBarrierBlock`'s: an operation is either seen by a new barrier (and comes before
@@ -201,10 +195,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         }
         finished = []  // released here, outside the lock: their deinits are user code
         guard let (delegate, barrier) = added else {
-            ProcedureMisuse.report(
-                .addedTwice,
-                "an operation was added twice to \(name ?? "a ProcedureQueue"); the second add was ignored.",
-                subject: operation)
+            reportSecondAdd(of: operation)
             return false
         }
         assertNoLibraryLockHeld("the queue delegate's procedureQueue(_:willAdd:)")

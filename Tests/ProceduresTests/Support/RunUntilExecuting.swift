@@ -1,4 +1,5 @@
 import Foundation
+import ProceduresSupport
 import ProceduresTesting
 import XCTest
 

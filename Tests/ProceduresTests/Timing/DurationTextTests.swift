@@ -1,5 +1,6 @@
 import Foundation
 import Procedures
+import ProceduresSupport
 import Testing
 
 /// Durations in the library's messages are rounded for people, by one rule everywhere: three
