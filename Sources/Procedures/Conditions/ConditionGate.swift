@@ -161,7 +161,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
             // The last condition satisfied at once, with no categories to take (the usual
             // case): the gate opens in this same critical section.
             let opensHere = index == conditions.count - 1 && !hasCategories
-            let (inline, opened) = procedure.lock.withLock { () -> (ConditionResult?, ReadyAction??) in
+            let (inline, opened) = procedure.lock.withLock { () -> (ConditionResult?, ReadyAction?) in
                 guard case .inline(let result) = current.answer else {
                     current.answer = .awaited
                     return (nil, nil)
@@ -169,10 +169,10 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
                 current.answer = .received
                 guard opensHere, case .satisfied = result else { return (result, nil) }
                 noteOpened()
-                return (result, .some(procedure.state.lifecycle.gateOpened()))
+                return (result, procedure.state.lifecycle.gateOpened())
             }
             if let opened {
-                procedure.gateDidOpen(opened)
+                procedure.perform(opened, from: .completion)
                 return
             }
             guard let result = inline else { return }

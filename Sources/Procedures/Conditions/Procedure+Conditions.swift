@@ -79,24 +79,11 @@ extension Procedure {
 
     /// The conditions were satisfied and the categories are held: the procedure is ready.
     func conditionGateDidOpen() {
-        let (action, request) = lock.withLock { () -> (ReadyAction?, ExclusivityRequest?) in
+        let (action, request) = lock.withLock { () -> (ReadyAction, ExclusivityRequest?) in
             state.gate?.noteOpened()
             return (state.lifecycle.gateOpened(), state.gate?.request)
         }
-        gateDidOpen(action, holding: request)
-    }
-
-    /// Acts, holding no lock, on what opening the gate decided (`gateOpened()`, taken under
-    /// the procedure's lock), for a procedure `holding` the categories it was just granted.
-    func gateDidOpen(_ action: ReadyAction?, holding request: ExclusivityRequest? = nil) {
-        if case .start = action {
-            // Started by hand: start on another thread rather than nest inside whatever
-            // completed the last condition (a dependency's finish, another procedure's release).
-            recordReady(action)
-            DispatchQueue.global().async { self.startAfterWaiting() }
-        } else {
-            perform(action, holding: request)
-        }
+        perform(action, holding: request, from: .completion)
     }
 
     /// What the procedure's conditions wait for, while it waits.

@@ -18,7 +18,7 @@ extension Procedure {
     enum ClaimResult {
         /// It now belongs to the claimer. With what it became ready for, if it is ready
         /// already (most procedures: nothing to wait for); the claimer acts on it.
-        case claimed(ReadyAction?)
+        case claimed(ReadyAction)
         case alreadyInThisQueue
         case inAnotherQueue
         case finished
@@ -29,8 +29,8 @@ extension Procedure {
     /// hand or by a plain `OperationQueue`) and waits for its dependencies. Returns what
     /// happened: if it is ready already, what for (`.schedule` on the owner's scheduler,
     /// `.checkConditions`, or `.start` without an owner), for the caller to act on once the
-    /// claim has returned (``perform(_:)``); if it becomes ready later, it acts itself then
-    /// (`dependencyDidFinish`). It never calls into the owner or its scheduler.
+    /// claim has returned (``perform(_:holding:from:)``); if it becomes ready later, it acts
+    /// itself then (`dependencyDidFinish`). It never calls into the owner or its scheduler.
     func claim(owner: (any ProcedureOwner)?) -> ClaimResult {
         let step = lock.withLock { () -> ClaimStep in
             // The claim's own extra count holds the procedure while it registers with its
@@ -84,7 +84,7 @@ extension Procedure {
     private enum ClaimStep {
         case refused(ClaimResult)
         /// It waits for nothing: this is what becoming ready asks for.
-        case ready(ReadyAction?)
+        case ready(ReadyAction)
         /// It waits for these procedures (and, if so, plain operations) first.
         case register([Procedure], waitsForPlain: Bool)
     }
@@ -93,7 +93,8 @@ extension Procedure {
     /// watches each for its finish.
     private func waitForPlainDependencies() {
         for operation in super.dependencies where !operation.isFinished {
-            lock.withLock { state.lifecycle.dependencyAdded() }
+            // Not counted if a cancel made it ready meanwhile: nothing to watch for then.
+            guard lock.withLock({ state.lifecycle.dependencyAdded() }) else { return }
             PlainOperationWatch.whenFinished(operation) { [self] in dependencyDidFinish() }
         }
     }
@@ -117,26 +118,29 @@ extension Procedure {
 
     /// One of this procedure's dependencies finished.
     func dependencyDidFinish() {
-        let action = lock.withLock { state.lifecycle.dependenciesFinished() }
-        if case .start = action {
-            // Started by hand and now ready: start on another thread. Starting here, inside
-            // the dependency's finish, would nest one stack frame per link of a chain.
-            recordReady(action)
-            DispatchQueue.global().async { self.startAfterWaiting() }
-        } else {
-            perform(action)
-        }
+        perform(lock.withLock { state.lifecycle.dependenciesFinished() }, from: .completion)
     }
 
-    /// Acts on becoming ready (or on the conditions to check first): after a claim, its
-    /// caller; later, the procedure itself. A procedure `holding` categories (its gate just
-    /// opened) is handed to its scheduler in the step that decides whether it gives them back
-    /// while it waits for a slot (see ``ExclusivityManager``).
-    func perform(_ action: ReadyAction?, holding request: ExclusivityRequest? = nil) {
-        recordReady(action)
+    /// Where a ready action is performed from, which decides where a procedure started by
+    /// hand starts.
+    enum ReadinessSource {
+        /// Its claim or its own cancel: it starts on this thread.
+        case ownEvent
+        /// A dependency's finish or a condition's completion: it starts on another thread
+        /// (starting here would nest one stack frame per link of a chain).
+        case completion
+    }
+
+    /// Acts, holding no lock, on what a lifecycle event decided about its readiness: the one
+    /// place a procedure performs its ready actions. A procedure `holding` categories (its
+    /// gate just opened) is handed to its scheduler in the step that decides whether it gives
+    /// them back while it waits for a slot (see ``ExclusivityManager``).
+    func perform(_ action: ReadyAction, holding request: ExclusivityRequest? = nil, from source: ReadinessSource = .ownEvent) {
         switch action {
-        case .none: return
+        case .keepWaiting, .notWaiting:
+            return
         case .schedule(let scheduler):
+            if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.ready, self) }
             let waits = scheduler.submit(self)
             // One made ready by a cancel may hold categories granted before it: looked up
             // only if it waits.
@@ -144,8 +148,15 @@ extension Procedure {
                 ExclusivityManager.shared.slotDecided(for: request, waits: waits)
             }
             if waits { checkSlotWait(on: scheduler) }
-        case .start: startAfterWaiting()
-        case .checkConditions: beginCheckingConditions()
+        case .start:
+            if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.ready, self) }
+            switch source {
+            case .ownEvent: startAfterWaiting()
+            case .completion: DispatchQueue.global().async { self.startAfterWaiting() }
+            }
+        case .checkConditions:
+            // Not recorded as ready: its conditions still hold it back (it is once its gate opens).
+            beginCheckingConditions()
         }
     }
 
@@ -162,17 +173,6 @@ extension Procedure {
     /// back here, so the wait-for graph is searched only if it has one.
     func checkSlotWait(on scheduler: ProcedureScheduler) {
         if scheduler.hasWaitingHolders { WaitForGraph.checkWaits(of: self) }
-    }
-
-    /// Tells the instruments the procedure is ready; not for `.checkConditions`, where its
-    /// conditions still hold it back (it becomes ready when its gate opens).
-    func recordReady(_ action: ReadyAction?) {
-        switch action {
-        case .schedule, .start:
-            if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.ready, self) }
-        case .checkConditions, .none:
-            break
-        }
     }
 
     /// True while the procedure waits in a queue for its dependencies.

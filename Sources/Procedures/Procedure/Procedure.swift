@@ -323,7 +323,8 @@ open class Procedure: Operation, @unchecked Sendable {
     /// Moves a procedure that became ready through its `ready` phase into `started`, for the
     /// "started by hand, waited for dependencies" path.
     func startAfterWaiting() {
-        if lock.withLock({ state.lifecycle.startUnscheduled() }) { send(.start) }
+        lock.withLock { state.lifecycle.startUnscheduled() }
+        send(.start)
     }
 
     // The hook for subclasses in this package (BuiltInMoment.swift).

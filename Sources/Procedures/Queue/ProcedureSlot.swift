@@ -9,7 +9,10 @@ extension Procedure {
     /// next procedure in line. Nothing if it holds none (started by hand, say). It finishes
     /// without giving it back again.
     func releaseSlot() {
-        lock.withLock { state.lifecycle.releaseSlot() }?.slotReleased()
+        switch lock.withLock({ state.lifecycle.releaseSlot() }) {
+        case .giveBack(let scheduler): scheduler.slotReleased()
+        case .holdsNone: break
+        }
     }
 
     /// Asks for the slot given back by ``releaseSlot()``: `onGranted` runs once the owner's
@@ -18,7 +21,7 @@ extension Procedure {
         switch lock.withLock({ state.lifecycle.requestSlot(onGranted: onGranted) }) {
         case .wait(let scheduler): scheduler.submit(self)
         case .alreadyWaiting: break
-        case .none: onGranted()
+        case .runNow: onGranted()
         }
     }
 }
