@@ -16,8 +16,8 @@ extension Procedure {
     // MARK: - Waiting for dependencies
 
     enum ClaimResult {
-        /// It now belongs to the claimer. With what it became ready for, if it is ready
-        /// already (most procedures: nothing to wait for); the claimer acts on it.
+        /// It now belongs to the claimer, which performs the ready action: usually
+        /// `.schedule` (most procedures wait for nothing), `.keepWaiting` while it waits.
         case claimed(ReadyAction)
         case alreadyInThisQueue
         case inAnotherQueue
@@ -119,45 +119,6 @@ extension Procedure {
     /// One of this procedure's dependencies finished.
     func dependencyDidFinish() {
         perform(lock.withLock { state.lifecycle.dependenciesFinished() }, from: .completion)
-    }
-
-    /// Where a ready action is performed from, which decides where a procedure started by
-    /// hand starts.
-    enum ReadinessSource {
-        /// Its claim or its own cancel: it starts on this thread.
-        case ownEvent
-        /// A dependency's finish or a condition's completion: it starts on another thread
-        /// (starting here would nest one stack frame per link of a chain).
-        case completion
-    }
-
-    /// Acts, holding no lock, on what a lifecycle event decided about its readiness: the one
-    /// place a procedure performs its ready actions. A procedure `holding` categories (its
-    /// gate just opened) is handed to its scheduler in the step that decides whether it gives
-    /// them back while it waits for a slot (see ``ExclusivityManager``).
-    func perform(_ action: ReadyAction, holding request: ExclusivityRequest? = nil, from source: ReadinessSource = .ownEvent) {
-        switch action {
-        case .keepWaiting, .notWaiting:
-            return
-        case .schedule(let scheduler):
-            if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.ready, self) }
-            let waits = scheduler.submit(self)
-            // One made ready by a cancel may hold categories granted before it: looked up
-            // only if it waits.
-            if let request = request ?? (waits ? lock.withLock({ state.gate?.request }) : nil) {
-                ExclusivityManager.shared.slotDecided(for: request, waits: waits)
-            }
-            if waits { checkSlotWait(on: scheduler) }
-        case .start:
-            if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.ready, self) }
-            switch source {
-            case .ownEvent: startAfterWaiting()
-            case .completion: DispatchQueue.global().async { self.startAfterWaiting() }
-            }
-        case .checkConditions:
-            // Not recorded as ready: its conditions still hold it back (it is once its gate opens).
-            beginCheckingConditions()
-        }
     }
 
     /// True if its dependency wait, which just began, may close a cycle through other kinds of
