@@ -2,7 +2,7 @@ import Foundation
 
 // What the lifecycle answers, read under the procedure's lock: each reads the stage only.
 extension ProcedureLifecycle {
-    var phase: ProcedurePhase {
+    @inline(__always) var phase: ProcedurePhase {
         switch stage {
         case .initial: return .initial
         case .waiting: return .waiting
@@ -15,7 +15,7 @@ extension ProcedureLifecycle {
 
     /// The queue or group that owns the procedure, from its claim until it has finished (nil
     /// for one started by hand or by a plain `OperationQueue`).
-    var owner: (any ProcedureOwner)? {
+    @inline(__always) var owner: (any ProcedureOwner)? {
         switch stage {
         case .initial: return nil
         case .finished: return nil
@@ -26,7 +26,7 @@ extension ProcedureLifecycle {
         }
     }
 
-    var cancellation: CancellationPhase {
+    @inline(__always) var cancellation: CancellationPhase {
         switch stage {
         case .initial(let initial): return initial.fate.cancellation
         case .ready(let ready): return ready.fate.cancellation
@@ -49,7 +49,7 @@ extension ProcedureLifecycle {
         }
     }
 
-    var hasBegunFinishing: Bool {
+    @inline(__always) var hasBegunFinishing: Bool {
         switch stage {
         case .initial(let initial): return initial.fate.finishRequest != nil
         case .ready(let ready): return ready.fate.finishRequest != nil
@@ -91,7 +91,7 @@ extension ProcedureLifecycle {
     /// What the start event does: run, finish at once (finished before it started), let a
     /// cancelled procedure finish, or nothing (it finished before a start sent late, after
     /// it took its categories back, was handled).
-    var startDecision: StartDecision {
+    @inline(__always) var startDecision: StartDecision {
         switch stage {
         case .running(let running):
             if running.fate.finishRequest != nil { return .finish }

@@ -17,18 +17,20 @@ extension ProcedureLifecycle {
     }
 
     /// What a procedure carries until it begins finishing: its cancel and its finish request.
+    // Fields are laid out in order: the references first and the bytes last keep every
+    // payload, and so each procedure, as small as the fields it replaced.
     struct Fate: ~Copyable {
-        var cancellation = CancellationPhase.none
         /// Errors it was cancelled with.
         var errors: [any Error] = []
         /// Set by the first accepted `finish`; its presence means "began finishing".
         var finishRequest: [any Error]?
+        var cancellation = CancellationPhase.none
     }
 
     struct Initial: ~Copyable {
+        var fate = Fate()
         /// It has conditions or exclusivity categories.
         var gated = false
-        var fate = Fate()
     }
 
     struct Ready: ~Copyable {
@@ -37,8 +39,8 @@ extension ProcedureLifecycle {
     }
 
     struct Finished: ~Copyable {
-        var cancellation: CancellationPhase
         var errors: [any Error]
+        var cancellation: CancellationPhase
     }
 
     struct Waiting: ~Copyable {
@@ -46,8 +48,8 @@ extension ProcedureLifecycle {
         var owner: (any ProcedureOwner)?
         /// Unfinished dependencies, plus one while the claim registers with them.
         var unfinished: Int
-        var gate: GateStage
         var fate: Fate
+        var gate: GateStage
     }
 
     /// The slot of its owner's scheduler that a running procedure holds.
@@ -65,16 +67,16 @@ extension ProcedureLifecycle {
     struct Running: ~Copyable {
         var owner: (any ProcedureOwner)?
         var slot: Slot
-        var executing = false
         var fate: Fate
+        var executing = false
     }
 
     struct Finishing: ~Copyable {
         var owner: (any ProcedureOwner)?
-        /// It holds a slot of its owner's scheduler, given back once it has finished.
-        var holdsSlot: Bool
-        var cancellation: CancellationPhase
         /// Its cancel errors, then its finish errors.
         var errors: [any Error]
+        var cancellation: CancellationPhase
+        /// It holds a slot of its owner's scheduler, given back once it has finished.
+        var holdsSlot: Bool
     }
 }

@@ -31,7 +31,8 @@ struct ProcedureLifecycle: ~Copyable {
 // MARK: - Transitions
 
 // Each transition takes the stage out (`consume`), so that its payload moves into the next
-// stage instead of being copied, and puts a stage back on every path.
+// stage instead of being copied, and puts a stage back on every path. Those every procedure
+// goes through are inlined into the critical sections that call them.
 extension ProcedureLifecycle {
     /// Conditions or categories were added: only while initial. False (too late) otherwise.
     mutating func addGate() -> Bool {
@@ -55,11 +56,11 @@ extension ProcedureLifecycle {
     /// Takes the procedure out of `initial` for `owner` (nil: started by hand or by a plain
     /// `OperationQueue`), waiting for `dependencies` plus one count that holds it while the
     /// claim registers with them (given back by ``dependenciesFinished(_:)``).
-    mutating func claim(owner: (any ProcedureOwner)?, dependencies: Int) -> ClaimOutcome {
+    @inline(__always) mutating func claim(owner: (any ProcedureOwner)?, dependencies: Int) -> ClaimOutcome {
         let current = (consume self).stage
         switch consume current {
         case .initial(let initial):
-            self = Self(stage: .waiting(Waiting(owner: owner, unfinished: dependencies + 1, gate: initial.gated ? .closed : .open, fate: initial.fate)))
+            self = Self(stage: .waiting(Waiting(owner: owner, unfinished: dependencies + 1, fate: initial.fate, gate: initial.gated ? .closed : .open)))
             return .claimed
         case let other:
             self = Self(stage: other)
@@ -85,7 +86,7 @@ extension ProcedureLifecycle {
     }
 
     /// `count` dependencies finished (or the claim's own count was given back).
-    mutating func dependenciesFinished(_ count: Int = 1) -> ReadyAction {
+    @inline(__always) mutating func dependenciesFinished(_ count: Int = 1) -> ReadyAction {
         let current = (consume self).stage
         switch consume current {
         case .waiting(var waiting):
@@ -116,7 +117,7 @@ extension ProcedureLifecycle {
 
     /// The stage `waiting` leads to: itself, or the stage it moves on to if nothing holds it
     /// back; `action` says what to do.
-    private static func readiness(of waiting: consuming Waiting, _ action: inout ReadyAction) -> Stage {
+    @inline(__always) private static func readiness(of waiting: consuming Waiting, _ action: inout ReadyAction) -> Stage {
         // A cancelled procedure waits for nothing: it will not execute anyway.
         let cancelled = waiting.fate.cancellation == .cancelled
         guard waiting.unfinished == 0 || cancelled else {
@@ -141,7 +142,7 @@ extension ProcedureLifecycle {
     enum CancelDecision { case ignore, post }
 
     /// Accepts the first cancel before the procedure begins finishing.
-    mutating func requestCancel(errors: [any Error]) -> CancelDecision {
+    @inline(__always) mutating func requestCancel(errors: [any Error]) -> CancelDecision {
         func accept(_ fate: inout Fate) -> CancelDecision {
             guard fate.cancellation == .none, fate.finishRequest == nil else { return .ignore }
             fate.cancellation = .requested
@@ -173,7 +174,7 @@ extension ProcedureLifecycle {
     }
 
     /// The cancel event was handled: a waiting procedure no longer waits for anything.
-    mutating func cancelHandled() -> ReadyAction {
+    @inline(__always) mutating func cancelHandled() -> ReadyAction {
         let current = (consume self).stage
         switch consume current {
         case .initial(var initial):
@@ -210,7 +211,7 @@ extension ProcedureLifecycle {
         case post
     }
 
-    mutating func requestFinish(errors: [any Error]) -> FinishDecision {
+    @inline(__always) mutating func requestFinish(errors: [any Error]) -> FinishDecision {
         func record(_ fate: inout Fate) -> Bool {
             guard fate.finishRequest == nil else { return false }
             fate.finishRequest = errors
@@ -253,7 +254,7 @@ extension ProcedureLifecycle {
 
     /// Its owner's scheduler gave it a slot: it starts, or, if it gave its slot back to wait
     /// and asked again, resumes.
-    mutating func slotGranted() -> SlotGrant {
+    @inline(__always) mutating func slotGranted() -> SlotGrant {
         let current = (consume self).stage
         switch consume current {
         case .ready(let ready):
@@ -381,7 +382,7 @@ extension ProcedureLifecycle {
 
     /// The execute event: calls `execute()` unless the procedure was finished or cancelled
     /// meanwhile.
-    mutating func beginExecuting() -> ExecuteDecision {
+    @inline(__always) mutating func beginExecuting() -> ExecuteDecision {
         let current = (consume self).stage
         switch consume current {
         case .running(var running):
@@ -418,7 +419,7 @@ extension ProcedureLifecycle {
     }
 
     /// The finish event.
-    mutating func beginFinishing() -> FinishStep {
+    @inline(__always) mutating func beginFinishing() -> FinishStep {
         let current = (consume self).stage
         switch consume current {
         case .running(let running):
@@ -434,7 +435,7 @@ extension ProcedureLifecycle {
             default: holdsSlot = false
             }
             let owner = running.owner
-            self = Self(stage: .finishing(Finishing(owner: owner, holdsSlot: holdsSlot, cancellation: running.fate.cancellation, errors: errors)))
+            self = Self(stage: .finishing(Finishing(owner: owner, errors: errors, cancellation: running.fate.cancellation, holdsSlot: holdsSlot)))
             return .begin(errors: errors, owner: owner)
         case .finishing(let finishing):
             self = Self(stage: .finishing(finishing))
@@ -450,13 +451,13 @@ extension ProcedureLifecycle {
 
     /// `isFinished` becomes true and the owner is let go. Returns the scheduler whose slot
     /// to give back, if it held one, and whether it was cancelled.
-    mutating func finish() -> (slot: ProcedureScheduler?, cancelled: Bool) {
+    @inline(__always) mutating func finish() -> (slot: ProcedureScheduler?, cancelled: Bool) {
         let current = (consume self).stage
         switch consume current {
         case .finishing(let finishing):
             let slot = finishing.holdsSlot ? finishing.owner?.scheduler : nil
             let cancelled = finishing.cancellation == .cancelled
-            self = Self(stage: .finished(Finished(cancellation: finishing.cancellation, errors: finishing.errors)))
+            self = Self(stage: .finished(Finished(errors: finishing.errors, cancellation: finishing.cancellation)))
             return (slot, cancelled)
         case let other:
             self = Self(stage: other)

@@ -228,6 +228,12 @@ final class ProcedureLifecycleTests: XCTestCase {
         guard case .alreadyFinishing = machine.beginFinishing() else { return XCTFail("nor one after it finished") }
     }
 
+    /// Every procedure carries one: the stages' payloads hold the references first and the
+    /// bytes last, so the machine is no larger than the six fields it replaced.
+    func testTheMachineFitsInSevenWords() {
+        XCTAssertLessThanOrEqual(MemoryLayout<ProcedureLifecycle>.size, 7 * MemoryLayout<Int>.size)
+    }
+
     func testEveryPhaseIsOrdered() {
         let phases: [ProcedurePhase] = [.initial, .waiting, .ready, .started, .executing, .finishing, .finished]
         XCTAssertEqual(phases, phases.sorted())
