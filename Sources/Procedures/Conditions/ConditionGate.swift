@@ -154,13 +154,13 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
             // The last condition satisfied at once, with no categories to take (the usual
             // case): the gate opens in this same critical section.
             let opensHere = index == conditions.count - 1 && !setup.claimsCategories
-            let (inline, opened) = procedure.lock.withLock { () -> (ConditionResult?, ReadyAction??) in
+            let (inline, opened) = procedure.lock.withLock { () -> (ConditionResult?, ReadyAction?) in
                 guard let result = machine.evaluateReturned() else { return (nil, nil) }
                 guard opensHere, case .satisfied = result else { return (result, nil) }
-                return (result, .some(procedure.state.lifecycle.gateOpened()))
+                return (result, procedure.state.lifecycle.gateOpened())
             }
             if let opened {
-                procedure.performAfterWaiting(opened)
+                procedure.perform(opened, from: .completion)
                 return
             }
             guard let result = inline else { return }

@@ -70,7 +70,7 @@ extension Procedure {
     /// The conditions were satisfied and the categories are held: the procedure is ready.
     func conditionGateDidOpen() {
         let (action, request) = lock.withLock { (state.lifecycle.gateOpened(), state.gate?.request) }
-        performAfterWaiting(action, holding: request)
+        perform(action, holding: request, from: .completion)
     }
 
     /// What the procedure's conditions wait for, while it waits.

@@ -51,7 +51,7 @@ extension Procedure {
                 if running.executing { return .executing }
                 if let gate = state.gate, gate.isTakingCategoriesBack { return .takingCategoriesBack(gate) }
                 return .none
-            case .initial, .finishing, .finished:
+            default:
                 return .none
             }
         }

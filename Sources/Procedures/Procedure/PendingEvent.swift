@@ -23,7 +23,7 @@ extension Procedure {
         }
 
         /// Under the procedure's lock: true if `lifecycle` is where this event is pending.
-        func isPending(in lifecycle: ProcedureLifecycle) -> Bool {
+        func isPending(in lifecycle: borrowing ProcedureLifecycle) -> Bool {
             guard lifecycle.owner != nil else { return false }
             switch self {
             case .execute: return lifecycle.phase == .started && !lifecycle.hasBegunFinishing

@@ -17,9 +17,9 @@ extension Procedure {
     // MARK: - Waiting for dependencies
 
     enum ClaimResult {
-        /// It now belongs to the claimer. With what it became ready for, if it is ready
-        /// already (most procedures: nothing to wait for); the claimer acts on it.
-        case claimed(ReadyAction?)
+        /// It now belongs to the claimer, which performs the ready action: usually
+        /// `.schedule` (most procedures wait for nothing), `.keepWaiting` while it waits.
+        case claimed(ReadyAction)
         case alreadyInThisQueue
         case inAnotherQueue
         case finished
@@ -30,8 +30,8 @@ extension Procedure {
     /// hand or by a plain `OperationQueue`) and waits for its dependencies. Returns what
     /// happened: if it is ready already, what for (`.schedule` on the owner's scheduler,
     /// `.checkConditions`, or `.start` without an owner), for the caller to act on once the
-    /// claim has returned (``perform(_:)``); if it becomes ready later, it acts itself then
-    /// (`dependencyDidFinish`). It never calls into the owner or its scheduler.
+    /// claim has returned (``perform(_:holding:from:)``); if it becomes ready later, it acts
+    /// itself then (`dependencyDidFinish`). It never calls into the owner or its scheduler.
     func claim(owner: (any ProcedureOwner)?) -> ClaimResult {
         let step = lock.withLock { () -> ClaimStep in
             // The claim's own extra count holds the procedure while it registers with its
@@ -85,7 +85,7 @@ extension Procedure {
     private enum ClaimStep {
         case refused(ClaimResult)
         /// It waits for nothing: this is what becoming ready asks for.
-        case ready(ReadyAction?)
+        case ready(ReadyAction)
         /// It waits for these procedures (and, if so, plain operations) first.
         case register([Procedure], waitsForPlain: Bool)
     }
@@ -94,7 +94,8 @@ extension Procedure {
     /// watches each for its finish.
     private func waitForPlainDependencies() {
         for operation in super.dependencies where !operation.isFinished {
-            lock.withLock { state.lifecycle.dependencyAdded() }
+            // Not counted if a cancel made it ready meanwhile: nothing to watch for then.
+            guard lock.withLock({ state.lifecycle.dependencyAdded() }) else { return }
             PlainOperationWatch.whenFinished(operation) { [self] in dependencyDidFinish() }
         }
     }
@@ -118,41 +119,7 @@ extension Procedure {
 
     /// One of this procedure's dependencies finished.
     func dependencyDidFinish() {
-        performAfterWaiting(lock.withLock { state.lifecycle.dependenciesFinished() })
-    }
-
-    /// Acts, holding no lock, on what the end of a wait decided (its last dependency finished,
-    /// its gate opened), as ``perform(_:holding:)`` does, except that one started by hand
-    /// starts on another thread: starting inside whatever ended the wait (a dependency's
-    /// finish, another procedure's release) would nest one stack frame per link of a chain.
-    func performAfterWaiting(_ action: ReadyAction?, holding request: ExclusivityRequest? = nil) {
-        if case .start = action {
-            recordReady(action)
-            DispatchQueue.global().async { self.startAfterWaiting() }
-        } else {
-            perform(action, holding: request)
-        }
-    }
-
-    /// Acts on becoming ready (or on the conditions to check first): after a claim, its
-    /// caller; later, the procedure itself. A procedure `holding` categories (its gate just
-    /// opened) is handed to its scheduler in the step that decides whether it gives them back
-    /// while it waits for a slot (see ``ExclusivityManager``).
-    func perform(_ action: ReadyAction?, holding request: ExclusivityRequest? = nil) {
-        recordReady(action)
-        switch action {
-        case .none: return
-        case .schedule(let scheduler):
-            let waits = scheduler.submit(self)
-            // One made ready by a cancel may hold categories granted before it: looked up
-            // only if it waits.
-            if let request = request ?? (waits ? lock.withLock({ state.gate?.request }) : nil) {
-                ExclusivityManager.shared.slotDecided(for: request, waits: waits)
-            }
-            if waits { checkSlotWait(on: scheduler) }
-        case .start: startAfterWaiting()
-        case .checkConditions: beginCheckingConditions()
-        }
+        perform(lock.withLock { state.lifecycle.dependenciesFinished() }, from: .completion)
     }
 
     /// True if its dependency wait, which just began, may close a cycle through other kinds of
@@ -168,17 +135,6 @@ extension Procedure {
     /// back here, so the wait-for graph is searched only if it has one.
     func checkSlotWait(on scheduler: ProcedureScheduler) {
         if scheduler.hasWaitingHolders { WaitForGraph.checkWaits(of: self) }
-    }
-
-    /// Tells the instruments the procedure is ready; not for `.checkConditions`, where its
-    /// conditions still hold it back (it becomes ready when its gate opens).
-    func recordReady(_ action: ReadyAction?) {
-        switch action {
-        case .schedule, .start:
-            if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.ready, self) }
-        case .checkConditions, .none:
-            break
-        }
     }
 
     /// True while the procedure waits in a queue for its dependencies.

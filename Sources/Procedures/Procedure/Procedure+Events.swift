@@ -71,6 +71,7 @@ extension Procedure {
         switch next {
         case .finish: post(.finish)
         case .cancelled: startCancelled()
+        case .alreadyFinishing: return
         case .run:
             if let timeout { armTimeout(timeout) }
             assertNoLibraryLockHeld("the will-execute observers")
@@ -115,9 +116,13 @@ extension Procedure {
         // A finish racing the start of an already-finished-before-start procedure can queue
         // this event twice; the first one wins.
         guard let (errors, owner, observers, timer) = lock.withLock({ () -> ([any Error], (any ProcedureOwner)?, [any ProcedureObserver], (any Cancelable)?)? in
-            guard let finishing = state.lifecycle.beginFinishing() else { return nil }
-            defer { state.timeout?.timer = nil }
-            return (finishing.errors, finishing.owner, state.observers, state.timeout?.timer)
+            switch state.lifecycle.beginFinishing() {
+            case .alreadyFinishing:
+                return nil
+            case .begin(let errors, let owner):
+                defer { state.timeout?.timer = nil }
+                return (errors, owner, state.observers, state.timeout?.timer)
+            }
         }) else { return }
         // A procedure that is finishing can no longer time out.
         timer?.cancel()

@@ -309,31 +309,11 @@ open class Procedure: Operation, @unchecked Sendable {
 
     private var isInitial: Bool { lock.withLock { state.phase == .initial } }
 
-    /// Runs the procedure on a slot of `scheduler`, which its owner gave it once it was ready
-    /// (or gives a slot back to one that asked for it again). The slot is given back when the
-    /// procedure has finished.
-    func run(scheduledBy scheduler: ProcedureScheduler) {
-        let (grant, gate) = lock.withLock { (state.lifecycle.slotGranted(), state.gate?.request == nil ? nil : state.gate) }
-        switch grant {
-        case .start(let owner):
-            if let gate, !gate.takeCategoriesBack(for: self, owner: owner, scheduler: scheduler) { return }
-            CurrentOwner.with(owner) { send(.start) }
-        case .resume(let onGranted): onGranted()
-        case .unwanted: scheduler.didFinish()
-        }
-    }
-
     private func reportStartMisuse() {
         ProcedureMisuse.report(
             .startedOutsideQueue,
             "start() was called on \(displayName), which is already running, finished, or owned by a ProcedureQueue that will start it; the call was ignored. Add procedures to a ProcedureQueue and let it start them.",
             subject: self)
-    }
-
-    /// Moves a procedure that became ready through its `ready` phase into `started`, for the
-    /// "started by hand, waited for dependencies" path.
-    func startAfterWaiting() {
-        if lock.withLock({ state.lifecycle.startUnscheduled() }) { send(.start) }
     }
 
     // The hook for subclasses in this package (BuiltInMoment.swift).

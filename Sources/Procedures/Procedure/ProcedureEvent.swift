@@ -13,8 +13,9 @@ import Foundation
 enum ProcedureEvent {
     /// Will-cancel hooks, the cancelled flag, then did-cancel hooks.
     case cancel(errors: [any Error])
-    /// Will-execute observers; then `execute`, at once unless another event waits, else
-    /// queued behind it (so a cancel or finish requested meanwhile is handled first).
+    /// Will-execute observers, then `execute()` at once on this thread; or, if a cancel or
+    /// finish requested meanwhile (by a will-execute observer or another thread) waits,
+    /// `execute` is queued behind it, so that it is handled first.
     case start
     /// `execute()` and did-execute observers, unless the procedure was cancelled or finished.
     case execute

@@ -1,141 +1,52 @@
 import Foundation
 
-/// Where a procedure is in its life, as one comparable value for queries (`isExecuting`,
-/// `isFinished`, summaries). Only ``ProcedureLifecycle`` decides it.
-enum ProcedurePhase: UInt8, Comparable, CustomStringConvertible {
-    case initial, waiting, ready, started, executing, finishing, finished
-
-    static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
-
-    var description: String {
-        switch self {
-        case .initial: return "initial"
-        case .waiting: return "waiting"
-        case .ready: return "ready"
-        case .started: return "started"
-        case .executing: return "executing"
-        case .finishing: return "finishing"
-        case .finished: return "finished"
-        }
-    }
-}
-
-/// Cancellation moves from `none` to `requested` (accepted: `isCancelled` is true from here;
-/// the will-cancel hooks have not run yet) to `cancelled` (the cancel event was handled: the
-/// procedure's own machinery, readiness and start, treats it as cancelled from here, so that
-/// the cancel hooks always run before a cancelled procedure skips `execute()` or finishes).
-enum CancellationPhase: UInt8 {
-    case none, requested, cancelled
-}
-
-/// What to do once a waiting procedure becomes ready.
+/// What the procedure does once an event of its lifecycle changed its readiness.
 enum ReadyAction {
     /// Ask its owner's scheduler for a slot; the scheduler runs it when one is free.
     case schedule(ProcedureScheduler)
-    /// `start()` was already called (by hand, or by a plain `OperationQueue`): run it.
+    /// It has no owner (started by hand, or by a plain `OperationQueue`): start it.
     case start
     /// Dependencies finished but conditions or exclusivity still hold it back: check them
-    /// (see `ConditionGate`). Returned by a transition, never stored.
+    /// (see `ConditionGate`).
     case checkConditions
+    /// It still waits (for dependencies, or for the gate being checked): nothing to do.
+    case keepWaiting
+    /// The event changes nothing: it no longer waits (a cancel made it ready early).
+    case notWaiting
 }
 
-/// A procedure's lifecycle: a value-type state machine. Each stage carries what is valid in
-/// it (how many dependencies it still waits for and where its gate is, whether it holds a
-/// slot, whether it executes); beside the stage, the owner (from the claim until it has
-/// finished), the cancellation, the errors and the first finish. Every transition is a
-/// `mutating` method that returns what the caller must do once it has let go of the
-/// procedure's lock. Nothing else writes a procedure's phase, its
-/// cancellation or its finish, so the machine can be driven and tested without threads.
-struct ProcedureLifecycle {
-    // The stages hold no references, so that a transition copies them without reference
-    // counting: the owner (and so its scheduler, whose slot a running procedure holds) is
-    // kept once, in `owner`.
-    enum Stage {
-        /// Created. `gated`: it has conditions or exclusivity categories.
-        case initial(gated: Bool)
-        /// Claimed by an owner (or started by hand), waiting for dependencies, then its gate.
-        case waiting(Waiting)
-        /// Nothing holds it back: handed to the owner's scheduler, or about to start.
-        case ready
-        /// Started (`executing` once `execute()` was called).
-        case running(Running)
-        /// The finish event is being handled (will-finish hooks run now).
-        case finishing(Running)
-        case finished
-    }
+/// A procedure's lifecycle: a value-type state machine whose stages carry everything that is
+/// valid in them (owner, cancellation, errors, a requested finish, the slot it holds), so no
+/// other combination can be built. Every transition is a `mutating` method that returns what
+/// the caller must do once it has let go of the procedure's lock; an event that does not fit
+/// the stage is either answered explicitly (`.notWaiting`, `.duplicate`, …) or is a
+/// `preconditionFailure` naming what went wrong. It can be driven and tested without threads.
+///
+/// Noncopyable, stages and payloads too: a transition then moves the payload (owner, errors,
+/// a slot's closure) from one stage to the next in place, with no reference counting.
+struct ProcedureLifecycle: ~Copyable {
+    private(set) var stage = Stage.initial(Initial())
+}
 
-    struct Waiting {
-        /// Unfinished dependencies, plus one while the claim registers with them.
-        var unfinished: Int
-        var gate: GateStage
-    }
+// MARK: - Transitions
 
-    struct Running {
-        /// It holds a slot of its owner's scheduler, given back when it finishes.
-        var holdsSlot: Bool
-        var executing = false
-    }
-
-    /// A slot given back while running (to the owner's scheduler, which is asked again) and,
-    /// once asked, what to run when it grants one. A class, so that it costs the lifecycle one
-    /// word: the lifecycle is read on every procedure's hot path, and only retries use this.
-    final class ReleasedSlot {
-        var onGranted: (@Sendable () -> Void)?
-    }
-
-    private(set) var stage = Stage.initial(gated: false)
-    /// The queue or group that owns the procedure, from its claim until it has finished (nil
-    /// for one started by hand or by a plain `OperationQueue`).
-    private(set) var cancellation = CancellationPhase.none
-    /// Errors it was cancelled with, then those it finished with.
-    private(set) var errors: [any Error] = []
-    /// Set by the first accepted `finish`; its presence means "began finishing".
-    private(set) var finishErrors: [any Error]?
-    /// Set while the running procedure has given its slot back to wait (see `releaseSlot`).
-    private var released: ReleasedSlot?
-
-    // MARK: - Queries
-
-    var phase: ProcedurePhase {
-        switch stage {
-        case .initial: return .initial
-        case .waiting: return .waiting
-        case .ready: return .ready
-        case .running(let running): return running.executing ? .executing : .started
-        case .finishing: return .finishing
-        case .finished: return .finished
+// Each transition takes the stage out (`consume`), so that its payload moves into the next
+// stage instead of being copied, and puts a stage back on every path. Those every procedure
+// goes through are inlined into the critical sections that call them.
+extension ProcedureLifecycle {
+    /// Conditions or categories were added: only while initial. False (too late) otherwise.
+    mutating func addGate() -> Bool {
+        let current = (consume self).stage
+        switch consume current {
+        case .initial(var initial):
+            initial.gated = true
+            self = Self(stage: .initial(initial))
+            return true
+        case let other:
+            self = Self(stage: other)
+            return false
         }
     }
-
-    private(set) var owner: (any ProcedureOwner)?
-
-    var hasBegunFinishing: Bool { finishErrors != nil || phase >= .finishing }
-
-    /// True while its conditions or categories are being checked.
-    var isCheckingGate: Bool {
-        if case .waiting(let waiting) = stage { return waiting.gate == .checking }
-        return false
-    }
-
-    /// True while, running, it has given its slot back and asked for one again.
-    var isWaitingForSlotAgain: Bool { released?.onGranted != nil }
-
-    /// True while it may still produce operations onto its owner.
-    var canProduce: Bool {
-        guard case .running = stage, owner != nil else { return false }
-        return !hasBegunFinishing
-    }
-
-    // MARK: - Setting up
-
-    /// Conditions or categories were added: only while initial.
-    mutating func addGate() -> Bool {
-        guard case .initial = stage else { return false }
-        stage = .initial(gated: true)
-        return true
-    }
-
-    // MARK: - Claim and readiness
 
     enum ClaimOutcome {
         case claimed
@@ -145,72 +56,150 @@ struct ProcedureLifecycle {
     /// Takes the procedure out of `initial` for `owner` (nil: started by hand or by a plain
     /// `OperationQueue`), waiting for `dependencies` plus one count that holds it while the
     /// claim registers with them (given back by ``dependenciesFinished(_:)``).
-    mutating func claim(owner: (any ProcedureOwner)?, dependencies: Int) -> ClaimOutcome {
-        guard case .initial(let gated) = stage else {
-            if case .finished = stage { return .refused(.finished) }
+    @inline(__always) mutating func claim(owner: (any ProcedureOwner)?, dependencies: Int) -> ClaimOutcome {
+        let current = (consume self).stage
+        switch consume current {
+        case .initial(let initial):
+            self = Self(stage: .waiting(Waiting(owner: owner, unfinished: dependencies + 1, fate: initial.fate, gate: initial.gated ? .closed : .open)))
+            return .claimed
+        case let other:
+            self = Self(stage: other)
+            if phase == .finished { return .refused(.finished) }
             guard let current = self.owner else { return .refused(.started) }
             return .refused(current === owner ? .alreadyInThisQueue : .inAnotherQueue)
         }
-        self.owner = owner
-        stage = .waiting(Waiting(unfinished: dependencies + 1, gate: gated ? .closed : .open))
-        return .claimed
     }
 
     /// One more dependency to wait for (a plain operation found unfinished during the claim).
-    mutating func dependencyAdded() {
-        guard case .waiting(var waiting) = stage else { return }
-        waiting.unfinished += 1
-        stage = .waiting(waiting)
+    /// False if it no longer waits (a cancel made it ready meanwhile).
+    mutating func dependencyAdded() -> Bool {
+        let current = (consume self).stage
+        switch consume current {
+        case .waiting(var waiting):
+            waiting.unfinished += 1
+            self = Self(stage: .waiting(waiting))
+            return true
+        case let other:
+            self = Self(stage: other)
+            return false
+        }
     }
 
     /// `count` dependencies finished (or the claim's own count was given back).
-    mutating func dependenciesFinished(_ count: Int = 1) -> ReadyAction? {
-        guard case .waiting(var waiting) = stage else { return nil }
-        waiting.unfinished -= count
-        stage = .waiting(waiting)
-        return becomeReadyIfPossible()
+    @inline(__always) mutating func dependenciesFinished(_ count: Int = 1) -> ReadyAction {
+        let current = (consume self).stage
+        switch consume current {
+        case .waiting(var waiting):
+            waiting.unfinished -= count
+            var action = ReadyAction.keepWaiting
+            self = Self(stage: Self.readiness(of: waiting, &action))
+            return action
+        case let other:
+            self = Self(stage: other)
+            return .notWaiting
+        }
     }
 
     /// The conditions were satisfied and the categories are held.
-    mutating func gateOpened() -> ReadyAction? {
-        guard case .waiting(var waiting) = stage else { return nil }
-        waiting.gate = .open
-        stage = .waiting(waiting)
-        return becomeReadyIfPossible()
+    mutating func gateOpened() -> ReadyAction {
+        let current = (consume self).stage
+        switch consume current {
+        case .waiting(var waiting):
+            waiting.gate = .open
+            var action = ReadyAction.keepWaiting
+            self = Self(stage: Self.readiness(of: waiting, &action))
+            return action
+        case let other:
+            self = Self(stage: other)
+            return .notWaiting
+        }
     }
 
-    /// Marks the procedure ready if it is waiting and nothing holds it back any more.
-    private mutating func becomeReadyIfPossible() -> ReadyAction? {
-        guard case .waiting(var waiting) = stage, waiting.unfinished == 0 || cancellation == .cancelled else {
-            return nil
+    /// The stage `waiting` leads to: itself, or the stage it moves on to if nothing holds it
+    /// back; `action` says what to do.
+    @inline(__always) private static func readiness(of waiting: consuming Waiting, _ action: inout ReadyAction) -> Stage {
+        // A cancelled procedure waits for nothing: it will not execute anyway.
+        let cancelled = waiting.fate.cancellation == .cancelled
+        guard waiting.unfinished == 0 || cancelled else {
+            action = .keepWaiting
+            return .waiting(waiting)
         }
-        // A cancelled procedure skips its conditions: it will not execute anyway.
-        if waiting.gate != .open && cancellation != .cancelled {
-            guard waiting.gate == .closed else { return nil }
+        if waiting.gate != .open && !cancelled {
+            guard waiting.gate == .closed else {
+                action = .keepWaiting
+                return .waiting(waiting)
+            }
             waiting.gate = .checking
-            stage = .waiting(waiting)
-            return .checkConditions
+            action = .checkConditions
+            return .waiting(waiting)
         }
-        stage = .ready
-        return owner.map { .schedule($0.scheduler) } ?? .start
+        action = waiting.owner.map { .schedule($0.scheduler) } ?? .start
+        return .ready(Ready(owner: waiting.owner, fate: waiting.fate))
     }
 
-    // MARK: - Cancelling and finishing requests
+    // MARK: Cancelling and finishing requests
 
     enum CancelDecision { case ignore, post }
 
     /// Accepts the first cancel before the procedure begins finishing.
-    mutating func requestCancel(errors: [any Error]) -> CancelDecision {
-        guard cancellation == .none, !hasBegunFinishing else { return .ignore }
-        cancellation = .requested
-        self.errors.append(contentsOf: errors)
-        return .post
+    @inline(__always) mutating func requestCancel(errors: [any Error]) -> CancelDecision {
+        func accept(_ fate: inout Fate) -> CancelDecision {
+            guard fate.cancellation == .none, fate.finishRequest == nil else { return .ignore }
+            fate.cancellation = .requested
+            fate.errors.append(contentsOf: errors)
+            return .post
+        }
+        let current = (consume self).stage
+        switch consume current {
+        case .initial(var initial):
+            let decision = accept(&initial.fate)
+            self = Self(stage: .initial(initial))
+            return decision
+        case .waiting(var waiting):
+            let decision = accept(&waiting.fate)
+            self = Self(stage: .waiting(waiting))
+            return decision
+        case .ready(var ready):
+            let decision = accept(&ready.fate)
+            self = Self(stage: .ready(ready))
+            return decision
+        case .running(var running):
+            let decision = accept(&running.fate)
+            self = Self(stage: .running(running))
+            return decision
+        case let other:
+            self = Self(stage: other)
+            return .ignore
+        }
     }
 
     /// The cancel event was handled: a waiting procedure no longer waits for anything.
-    mutating func cancelHandled() -> ReadyAction? {
-        cancellation = .cancelled
-        return becomeReadyIfPossible()
+    @inline(__always) mutating func cancelHandled() -> ReadyAction {
+        let current = (consume self).stage
+        switch consume current {
+        case .initial(var initial):
+            initial.fate.cancellation = .cancelled
+            self = Self(stage: .initial(initial))
+            return .notWaiting
+        case .waiting(var waiting):
+            waiting.fate.cancellation = .cancelled
+            var action = ReadyAction.keepWaiting
+            self = Self(stage: Self.readiness(of: waiting, &action))
+            return action
+        case .ready(var ready):
+            ready.fate.cancellation = .cancelled
+            self = Self(stage: .ready(ready))
+            return .notWaiting
+        case .running(var running):
+            running.fate.cancellation = .cancelled
+            self = Self(stage: .running(running))
+            return .notWaiting
+        case let other:
+            self = Self(stage: other)
+            // A cancel is accepted only before the finish is requested, and events are handled
+            // in order: its event is always handled before the finish event.
+            preconditionFailure("internal error: a procedure handled its cancel event in phase \(phase)")
+        }
     }
 
     enum FinishDecision {
@@ -222,22 +211,37 @@ struct ProcedureLifecycle {
         case post
     }
 
-    mutating func requestFinish(errors: [any Error]) -> FinishDecision {
-        if hasBegunFinishing { return .duplicate }
-        finishErrors = errors
-        return phase >= .started ? .post : .deferred
-    }
-
-    // MARK: - Starting and executing
-
-    /// Its owner's scheduler gave it a slot: it starts. Returns its owner.
-    mutating func startScheduled() -> (any ProcedureOwner)? {
-        guard case .ready = stage, owner != nil else {
-            preconditionFailure("internal error: a procedure was scheduled in phase \(phase)")
+    @inline(__always) mutating func requestFinish(errors: [any Error]) -> FinishDecision {
+        func record(_ fate: inout Fate) -> Bool {
+            guard fate.finishRequest == nil else { return false }
+            fate.finishRequest = errors
+            return true
         }
-        stage = .running(Running(holdsSlot: true))
-        return owner
+        let current = (consume self).stage
+        switch consume current {
+        case .initial(var initial):
+            let recorded = record(&initial.fate)
+            self = Self(stage: .initial(initial))
+            return recorded ? .deferred : .duplicate
+        case .waiting(var waiting):
+            let recorded = record(&waiting.fate)
+            self = Self(stage: .waiting(waiting))
+            return recorded ? .deferred : .duplicate
+        case .ready(var ready):
+            let recorded = record(&ready.fate)
+            self = Self(stage: .ready(ready))
+            return recorded ? .deferred : .duplicate
+        case .running(var running):
+            let recorded = record(&running.fate)
+            self = Self(stage: .running(running))
+            return recorded ? .post : .duplicate
+        case let other:
+            self = Self(stage: other)
+            return .duplicate
+        }
     }
+
+    // MARK: Slots, starting and executing
 
     enum SlotGrant {
         /// Ready: it starts, with this owner.
@@ -250,32 +254,68 @@ struct ProcedureLifecycle {
 
     /// Its owner's scheduler gave it a slot: it starts, or, if it gave its slot back to wait
     /// and asked again, resumes.
-    mutating func slotGranted() -> SlotGrant {
-        switch stage {
-        case .ready:
-            return .start(owner: startScheduled())
+    @inline(__always) mutating func slotGranted() -> SlotGrant {
+        let current = (consume self).stage
+        switch consume current {
+        case .ready(let ready):
+            let owner = ready.owner
+            precondition(owner != nil, "internal error: a procedure without an owner was given a slot")
+            self = Self(stage: .running(Running(owner: owner, slot: .held, fate: ready.fate)))
+            return .start(owner: owner)
         case .running(var running):
-            guard let onGranted = released?.onGranted else { break }
-            running.holdsSlot = true
-            released = nil
-            stage = .running(running)
-            return .resume(onGranted)
-        case .finishing, .finished:
+            var slot = Slot.held
+            swap(&slot, &running.slot)
+            switch consume slot {
+            case .reacquiring(let onGranted):
+                self = Self(stage: .running(running))
+                return .resume(onGranted)
+            case let slot:
+                running.slot = slot
+                self = Self(stage: .running(running))
+                preconditionFailure("internal error: a running procedure was given a slot it did not ask for")
+            }
+        case .finishing(let finishing):
+            self = Self(stage: .finishing(finishing))
             return .unwanted
-        case .initial, .waiting:
-            break
+        case .finished(let finished):
+            self = Self(stage: .finished(finished))
+            return .unwanted
+        case let other:
+            self = Self(stage: other)
+            preconditionFailure("internal error: a procedure was given a slot in phase \(phase)")
         }
-        preconditionFailure("internal error: a procedure was scheduled in phase \(phase)")
+    }
+
+    enum SlotRelease {
+        /// Give the slot back to this scheduler (the procedure no longer holds it).
+        case giveBack(ProcedureScheduler)
+        /// Nothing to give back: it holds no slot (started by hand, already given back, or no
+        /// longer running).
+        case holdsNone
     }
 
     /// Gives back the slot a running procedure holds, for a wait during which it runs nothing
-    /// of its own. Returns the scheduler to give it back to (nil: it holds none).
-    mutating func releaseSlot() -> ProcedureScheduler? {
-        guard case .running(var running) = stage, running.holdsSlot, let slot = owner?.scheduler else { return nil }
-        running.holdsSlot = false  // so that finishing does not give it back a second time
-        released = ReleasedSlot()
-        stage = .running(running)
-        return slot
+    /// of its own; finishing does not give it back a second time.
+    mutating func releaseSlot() -> SlotRelease {
+        let current = (consume self).stage
+        switch consume current {
+        case .running(var running):
+            let holds: Bool
+            switch running.slot {
+            case .held: holds = true
+            default: holds = false
+            }
+            guard holds, let scheduler = running.owner?.scheduler else {
+                self = Self(stage: .running(running))
+                return .holdsNone
+            }
+            running.slot = .released
+            self = Self(stage: .running(running))
+            return .giveBack(scheduler)
+        case let other:
+            self = Self(stage: other)
+            return .holdsNone
+        }
     }
 
     enum SlotRequest {
@@ -283,84 +323,145 @@ struct ProcedureLifecycle {
         case wait(ProcedureScheduler)
         /// Already in line: `onGranted` runs with the earlier request's.
         case alreadyWaiting
-        /// Nothing to wait for (it never gave a slot back, or is finishing): run `onGranted`.
-        case none
+        /// Nothing to wait for (it never gave a slot back, or no longer runs): run `onGranted`.
+        case runNow
     }
 
     /// Asks again for the slot given back by ``releaseSlot()``.
     mutating func requestSlot(onGranted: @escaping @Sendable () -> Void) -> SlotRequest {
-        guard case .running = stage, let released, let scheduler = owner?.scheduler else { return .none }
-        guard let earlier = released.onGranted else {
-            released.onGranted = onGranted
-            return .wait(scheduler)
+        let current = (consume self).stage
+        switch consume current {
+        case .running(var running):
+            let request: SlotRequest
+            var slot = Slot.notHeld
+            swap(&slot, &running.slot)
+            switch consume slot {
+            case .released:
+                guard let scheduler = running.owner?.scheduler else {
+                    preconditionFailure("internal error: a procedure without an owner gave a slot back")
+                }
+                running.slot = .reacquiring(onGranted: onGranted)
+                request = .wait(scheduler)
+            case .reacquiring(let earlier):
+                running.slot = .reacquiring(onGranted: {
+                    earlier()
+                    onGranted()
+                })
+                request = .alreadyWaiting
+            case let slot:
+                running.slot = slot
+                request = .runNow
+            }
+            self = Self(stage: .running(running))
+            return request
+        case let other:
+            self = Self(stage: other)
+            return .runNow
         }
-        released.onGranted = {
-            earlier()
-            onGranted()
-        }
-        return .alreadyWaiting
     }
 
-    /// Started by hand (or by a plain `OperationQueue`) and now ready: it starts. False if it
-    /// was not ready.
-    mutating func startUnscheduled() -> Bool {
-        guard case .ready = stage else { return false }
-        stage = .running(Running(holdsSlot: false))
-        return true
-    }
-
-    enum StartDecision { case run, finish, cancelled }
-
-    /// What the start event does: run, finish at once (finished before it started), or let a
-    /// cancelled procedure finish.
-    var startDecision: StartDecision {
-        if finishErrors != nil { return .finish }
-        return cancellation == .cancelled ? .cancelled : .run
+    /// Started by hand (or by a plain `OperationQueue`) and now ready: it starts.
+    mutating func startUnscheduled() {
+        let current = (consume self).stage
+        switch consume current {
+        case .ready(let ready):
+            precondition(ready.owner == nil, "internal error: a procedure with an owner started without a slot")
+            self = Self(stage: .running(Running(owner: nil, slot: .notHeld, fate: ready.fate)))
+        case let other:
+            self = Self(stage: other)
+            preconditionFailure("internal error: a procedure started by hand was not ready but \(phase)")
+        }
     }
 
     enum ExecuteDecision {
         case execute(owner: (any ProcedureOwner)?)
+        /// A finish was requested (and so queued) before the execute event was handled.
         case skip
         case cancelled
     }
 
     /// The execute event: calls `execute()` unless the procedure was finished or cancelled
     /// meanwhile.
-    mutating func beginExecuting() -> ExecuteDecision {
-        guard case .running(var running) = stage, !running.executing, finishErrors == nil else { return .skip }
-        if cancellation == .cancelled { return .cancelled }
-        running.executing = true
-        stage = .running(running)
-        return .execute(owner: owner)
+    @inline(__always) mutating func beginExecuting() -> ExecuteDecision {
+        let current = (consume self).stage
+        switch consume current {
+        case .running(var running):
+            precondition(!running.executing, "internal error: a procedure handled its execute event twice")
+            let decision: ExecuteDecision
+            if running.fate.finishRequest != nil {
+                decision = .skip
+            } else if running.fate.cancellation == .cancelled {
+                decision = .cancelled
+            } else {
+                running.executing = true
+                decision = .execute(owner: running.owner)
+            }
+            self = Self(stage: .running(running))
+            return decision
+        case let other:
+            self = Self(stage: other)
+            // The execute event is queued only behind a cancel or finish.
+            guard phase >= .finishing else {
+                preconditionFailure("internal error: a procedure handled its execute event in phase \(phase)")
+            }
+            return .skip
+        }
     }
 
-    // MARK: - Finishing
+    // MARK: Finishing
 
-    /// The finish event: returns every error and the owner, or nil if it already began (a
-    /// finish racing the start of a procedure finished before it started queues two).
-    mutating func beginFinishing() -> (errors: [any Error], owner: (any ProcedureOwner)?)? {
-        let running: Running
-        switch stage {
-        case .running(let current): running = current
-        case .initial, .waiting, .ready: running = Running(holdsSlot: false)
-        case .finishing, .finished: return nil
+    enum FinishStep {
+        /// It begins finishing, with every error, and tells this owner.
+        case begin(errors: [any Error], owner: (any ProcedureOwner)?)
+        /// It already began (a finish requested while its start event was handled, for a
+        /// procedure finished before it started, queues a second finish event).
+        case alreadyFinishing
+    }
+
+    /// The finish event.
+    @inline(__always) mutating func beginFinishing() -> FinishStep {
+        let current = (consume self).stage
+        switch consume current {
+        case .running(let running):
+            var errors = running.fate.errors
+            // Most procedures finish without errors: skip the append, which costs an
+            // allocation check even for two empty arrays.
+            if let finishErrors = running.fate.finishRequest, !finishErrors.isEmpty {
+                if errors.isEmpty { errors = finishErrors } else { errors.append(contentsOf: finishErrors) }
+            }
+            let holdsSlot: Bool
+            switch running.slot {
+            case .held: holdsSlot = true
+            default: holdsSlot = false
+            }
+            let owner = running.owner
+            self = Self(stage: .finishing(Finishing(owner: owner, errors: errors, cancellation: running.fate.cancellation, holdsSlot: holdsSlot)))
+            return .begin(errors: errors, owner: owner)
+        case .finishing(let finishing):
+            self = Self(stage: .finishing(finishing))
+            return .alreadyFinishing
+        case .finished(let finished):
+            self = Self(stage: .finished(finished))
+            return .alreadyFinishing
+        case let other:
+            self = Self(stage: other)
+            preconditionFailure("internal error: a procedure handled its finish event in phase \(phase), before it started")
         }
-        stage = .finishing(running)
-        // Most procedures finish without errors: skip the append, which costs an allocation
-        // check even for two empty arrays.
-        if let finishErrors, !finishErrors.isEmpty {
-            if errors.isEmpty { errors = finishErrors } else { errors.append(contentsOf: finishErrors) }
-        }
-        return (errors, owner)
     }
 
     /// `isFinished` becomes true and the owner is let go. Returns the scheduler whose slot
     /// to give back, if it held one, and whether it was cancelled.
-    mutating func finish() -> (slot: ProcedureScheduler?, cancelled: Bool) {
-        guard case .finishing(let running) = stage else { return (nil, cancellation == .cancelled) }
-        stage = .finished
-        let slot = running.holdsSlot ? owner?.scheduler : nil
-        owner = nil
-        return (slot, cancellation == .cancelled)
+    @inline(__always) mutating func finish() -> (slot: ProcedureScheduler?, cancelled: Bool) {
+        let current = (consume self).stage
+        switch consume current {
+        case .finishing(let finishing):
+            let slot = finishing.holdsSlot ? finishing.owner?.scheduler : nil
+            let cancelled = finishing.cancellation == .cancelled
+            self = Self(stage: .finished(Finished(errors: finishing.errors, cancellation: finishing.cancellation)))
+            return (slot, cancelled)
+        case let other:
+            self = Self(stage: other)
+            preconditionFailure("internal error: a procedure finished in phase \(phase), without beginning to finish")
+        }
     }
 }

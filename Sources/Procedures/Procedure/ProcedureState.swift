@@ -2,10 +2,10 @@ import Foundation
 
 /// All mutable state of a procedure, guarded by the procedure's lock: its lifecycle (the
 /// state machine, see ``ProcedureLifecycle``) and the bookkeeping around it (events,
-/// observers, dependencies, waiters).
-struct ProcedureState {
-    /// The state machine: phase, owner, readiness, cancellation, finish. Only its transitions
-    /// change it.
+/// observers, dependencies, waiters). Noncopyable, as its lifecycle is.
+struct ProcedureState: ~Copyable {
+    /// The state machine: phase, owner, readiness, cancellation, finish, slot. Only its
+    /// transitions change it.
     var lifecycle = ProcedureLifecycle()
     var mailbox = EventMailbox()
     var observers: [any ProcedureObserver] = []
@@ -41,7 +41,6 @@ struct ProcedureState {
     var phase: ProcedurePhase { lifecycle.phase }
     var cancellation: CancellationPhase { lifecycle.cancellation }
     var errors: [any Error] { lifecycle.errors }
-    var finishErrors: [any Error]? { lifecycle.finishErrors }
     var owner: (any ProcedureOwner)? { lifecycle.owner }
     var hasBegunFinishing: Bool { lifecycle.hasBegunFinishing }
 }

@@ -77,22 +77,21 @@ enum WaitForGraph {
             case running(takingBack: ConditionGate?)
         }
         let seen = procedure.lock.withLock { () -> Seen in
-            let state = procedure.state
-            let group = state.owner?.ownerRole.group
-            switch state.phase {
+            let group = procedure.state.owner?.ownerRole.group
+            switch procedure.state.phase {
             case .initial:
                 guard unclaimed else { return .none }
-                return .waiting(dependencies: state.dependencies, gate: state.gate, group: nil)
+                return .waiting(dependencies: procedure.state.dependencies, gate: procedure.state.gate, group: nil)
             case .waiting:
-                if state.cancellation != .none { return .none }
-                let checking = state.lifecycle.isCheckingGate
+                if procedure.state.cancellation != .none { return .none }
+                let checking = procedure.state.lifecycle.isCheckingGate
                 return .waiting(
-                    dependencies: checking ? [] : state.dependencies,
-                    gate: checking || unclaimed ? state.gate : nil, group: group)
+                    dependencies: checking ? [] : procedure.state.dependencies,
+                    gate: checking || unclaimed ? procedure.state.gate : nil, group: group)
             case .ready:
-                return state.owner.map { .ready($0, group: group, request: state.gate?.request) } ?? .none
+                return procedure.state.owner.map { .ready($0, group: group, request: procedure.state.gate?.request) } ?? .none
             case .started:
-                return .running(takingBack: state.gate.flatMap { $0.isTakingCategoriesBack ? $0 : nil })
+                return .running(takingBack: procedure.state.gate.flatMap { $0.isTakingCategoriesBack ? $0 : nil })
             case .executing:
                 return .running(takingBack: nil)
             case .finishing, .finished:

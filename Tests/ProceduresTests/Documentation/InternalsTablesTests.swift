@@ -26,8 +26,20 @@ final class InternalsTablesTests: XCTestCase {
     static let machines: [Machine] = [
         Machine(
             source: "Sources/Procedures/Procedure/ProcedureLifecycle.swift",
-            enums: ["Stage", "CancellationPhase", "ReadyAction", "SlotGrant", "SlotRequest"],
+            enums: [
+                "ReadyAction", "ClaimOutcome", "CancelDecision", "FinishDecision", "SlotGrant", "SlotRelease", "SlotRequest",
+                "ExecuteDecision", "FinishStep",
+            ],
             eventsOf: ["ProcedureLifecycle"], section: "The lifecycle state machine"),
+        Machine(
+            source: "Sources/Procedures/Procedure/ProcedureLifecycle+Stage.swift", enums: ["Stage", "Slot"],
+            section: "The lifecycle state machine"),
+        Machine(
+            source: "Sources/Procedures/Procedure/ProcedureLifecycle+Queries.swift", enums: ["StartDecision"],
+            section: "The lifecycle state machine"),
+        Machine(
+            source: "Sources/Procedures/Procedure/ProcedurePhase.swift", enums: ["ProcedurePhase", "CancellationPhase"],
+            section: "The lifecycle state machine"),
         Machine(
             source: "Sources/Procedures/Procedure/ProcedureEvent.swift", enums: ["ProcedureEvent"],
             section: "A procedure's event mailbox: callbacks never overlap"),
@@ -36,10 +48,14 @@ final class InternalsTablesTests: XCTestCase {
             enums: ["HolderSlot", "Linger", "Action", "Step"], eventsOf: ["SchedulerStateMachine"],
             section: "The scheduler's state machine"),
         Machine(
-            source: "Sources/Procedures/Conditions/Procedure+Conditions.swift", enums: ["GateStage"],
+            source: "Sources/Procedures/Procedure/GateStage.swift", enums: ["GateStage"],
             section: "The condition gate"),
         Machine(
             source: "Sources/Procedures/Conditions/ConditionGate.swift", enums: ["Waiting"],
+            section: "The condition gate"),
+        Machine(
+            source: "Sources/Procedures/Conditions/ConditionGateStateMachine.swift",
+            enums: ["State", "Answer", "AnswerAction"], eventsOf: ["ConditionGateStateMachine"],
             section: "The condition gate"),
         Machine(
             source: "Sources/Procedures/Conditions/ExclusivityManager.swift",
@@ -49,7 +65,7 @@ final class InternalsTablesTests: XCTestCase {
             source: "Sources/Procedures/Procedure/WaitForGraph.swift", enums: ["WaitEdge.Kind"],
             section: "The wait-for graph"),
         Machine(
-            source: "Sources/Procedures/BuiltIn/GroupProcedure.swift", enums: ["Phase"],
+            source: "Sources/Procedures/BuiltIn/GroupProcedureState.swift", enums: ["Phase", "QueueSuspension"],
             section: "Groups"),
         Machine(
             source: "Sources/Procedures/Progress/ProgressTracker.swift", enums: ["Mode", "Stage"],
@@ -347,10 +363,10 @@ struct SwiftDeclarations {
         }
     }
 
-    /// The names of the `mutating func`s declared in the body of the type at `path`, not
-    /// private ones, in declaration order.
+    /// The names of the `mutating func`s declared in the body of the type at `path` and of its
+    /// extensions in the file, not private ones, in declaration order.
     func mutatingFunctions(of path: String) -> Result<[String], Failure> {
-        body(of: path, kind: nil).map { body in
+        body(of: path, kind: nil, joiningExtensions: true).map { body in
             statements(atTopOf: body).compactMap { statement -> String? in
                 let words = statement.split(whereSeparator: \.isWhitespace)
                 guard let at = words.firstIndex(of: "mutating"), at + 2 < words.count, words[at + 1] == "func",
@@ -363,12 +379,16 @@ struct SwiftDeclarations {
 
     /// The text between the braces of the type at `path`: each name of the path is looked for
     /// inside the body found for the one before (the whole file for the first), at any depth.
-    private func body(of path: String, kind: String?) -> Result<[Character], Failure> {
+    /// `joiningExtensions`: the last one's declaration and its extensions read as one body.
+    private func body(of path: String, kind: String?, joiningExtensions: Bool = false) -> Result<[Character], Failure> {
         var scope = code[...]
         let names = path.split(separator: ".").map(String.init)
         for (position, name) in names.enumerated() {
             let isLast = position == names.count - 1
             let found = declarations(named: name, in: scope, kind: isLast ? kind : nil)
+            if isLast, joiningExtensions, found.count > 1 {
+                return .success(found.flatMap { Array($0) + ["\n"] })
+            }
             guard found.count == 1 else {
                 let what = isLast ? (kind ?? "type") : "type"
                 return .failure(Failure(message: found.isEmpty
