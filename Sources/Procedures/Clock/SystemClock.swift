@@ -69,14 +69,15 @@ public final class SystemClock: ProcedureClock, TimerHeapOwner, @unchecked Senda
     var repeatedArmingCount: Int { lock.withLock { timing.rearmsRepeated } }
 
     /// A decision to arm the timer for `deadline`, the `generation`th taken.
-    private struct Arming {
+    struct Arming: Equatable {
         var deadline: Double
         var generation: Int
     }
 
     /// What the clock decides under its lock: its pending callbacks, and when the timer is to
     /// fire. Each event returns the arming to perform, which `arm` performs after unlocking.
-    private struct Timing {
+    /// (Internal, not private, so that tests drive it without threads or timers.)
+    struct Timing {
         var heap = TimerHeap()
         /// The deadline the timer is armed for, as last decided; nil when it is idle.
         var armedDeadline: Double?
