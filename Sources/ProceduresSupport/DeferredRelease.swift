@@ -11,14 +11,10 @@
 /// stripe of `StripedLock`. Only the rare paths use it: a future released while pending, and
 /// the stand-in future of one (see ``ConsumerAnchor``).
 @usableFromInline package enum DeferredRelease {
-    struct State {
-        var objects: [AnyObject] = []
-        var draining = false
-    }
-
     final class Queue {
         // Unchecked: one per thread, touched only by its thread.
-        @exclusivity(unchecked) var state = State()
+        @exclusivity(unchecked) var objects: [AnyObject] = []
+        @exclusivity(unchecked) var draining = false
     }
 
     private static let queues = PerThread { Queue() }
@@ -29,7 +25,7 @@
     @usableFromInline package static func release(_ objects: inout [AnyObject]) {
         guard !objects.isEmpty else { return }
         let queue = current
-        queue.state.objects.append(contentsOf: objects)
+        queue.objects.append(contentsOf: objects)
         objects = []
         drain(queue)
     }
@@ -38,21 +34,21 @@
     @usableFromInline package static func release(_ object: inout AnyObject?) {
         guard object != nil else { return }
         let queue = current
-        queue.state.objects.append(object!)
+        queue.objects.append(object!)
         object = nil
         drain(queue)
     }
 
     private static func drain(_ queue: Queue) {
-        guard !queue.state.draining else { return }
-        queue.state.draining = true
-        while !queue.state.objects.isEmpty {
+        guard !queue.draining else { return }
+        queue.draining = true
+        while !queue.objects.isEmpty {
             // The popped reference dies at the end of this statement: any deinit it triggers
             // runs here, one level deep, and queues what it drops in turn.
-            _ = queue.state.objects.removeLast()
+            _ = queue.objects.removeLast()
         }
         // Do not keep a long chain's worth of capacity for the life of the thread.
-        if queue.state.objects.capacity > 1024 { queue.state.objects = [] }
-        queue.state.draining = false
+        if queue.objects.capacity > 1024 { queue.objects = [] }
+        queue.draining = false
     }
 }
