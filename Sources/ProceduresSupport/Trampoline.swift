@@ -7,11 +7,15 @@
 /// the depth stays constant. (Streams have their own loop, `StreamTrampoline`, which queues
 /// streams rather than closures.)
 package enum Trampoline {
+    private struct State {
+        var work: [() -> Void] = []
+        var running = false
+    }
+
     private final class Queue {
         // Unchecked: one per thread, touched only by its thread, so the runtime's exclusivity
         // checks (two calls per access) can never fire.
-        @exclusivity(unchecked) var work: [() -> Void] = []
-        @exclusivity(unchecked) var running = false
+        @exclusivity(unchecked) var state = State()
     }
 
     private static let queues = PerThread { Queue() }
@@ -20,19 +24,19 @@ package enum Trampoline {
     /// Runs `work` now, or, if this thread is already running trampolined work, right after it.
     package static func run(_ work: @escaping () -> Void) {
         let queue = current
-        if queue.running {
-            queue.work.append(work)
+        if queue.state.running {
+            queue.state.work.append(work)
             return
         }
-        queue.running = true
+        queue.state.running = true
         work()
         var index = 0
-        while index < queue.work.count {
-            let next = queue.work[index]
+        while index < queue.state.work.count {
+            let next = queue.state.work[index]
             index += 1
             next()
         }
-        queue.work.removeAll(keepingCapacity: queue.work.capacity <= 64)
-        queue.running = false
+        queue.state.work.removeAll(keepingCapacity: queue.state.work.capacity <= 64)
+        queue.state.running = false
     }
 }

@@ -26,7 +26,7 @@ public final class DelayProcedure: Procedure, InputProcedure, ProgressUnitsSourc
     // @unchecked: `timer` is only touched from this procedure's callbacks (execute, did-cancel,
     // did-finish), which never overlap; `input` is written before execute() (by init, directly,
     // or by the injection's will-execute observer) and read by execute(); `wait` is guarded by
-    // the procedure's own `lock` (two stores, no other lock taken); `clock` is immutable.
+    // the procedure's own `lock` (one store, no other lock taken); `clock` is immutable.
 
     /// How long to wait.
     public enum Delay: Sendable, Equatable {
@@ -45,11 +45,10 @@ public final class DelayProcedure: Procedure, InputProcedure, ProgressUnitsSourc
     /// The clock the delay is measured on.
     public let clock: any ProcedureClock
     private var timer: (any Cancelable)?
-    /// When the wait began on the clock, and how long it is (for the progress).
+    /// When the wait began on the clock, and how long it is (for the progress and, as its
+    /// deadline, for ``Procedure/waitingReason``).
+    // Unchecked: only touched under the procedure's `lock`, which already excludes every other access.
     @exclusivity(unchecked) private var wait: (start: TimeInterval, seconds: TimeInterval)?
-    /// When the pending wait ends, on `clock` (for ``Procedure/waitingReason``); guarded by
-    /// the procedure's lock.
-    @exclusivity(unchecked) private var deadline: TimeInterval?
 
     /// Waits `interval` seconds of `clock` once executed. A NaN interval is reported to
     /// ``ProcedureMisuse`` and treated as zero; an infinite one lasts until cancelled.
@@ -103,10 +102,7 @@ public final class DelayProcedure: Procedure, InputProcedure, ProgressUnitsSourc
         }
         let start = clock.now
         let deadline = start + interval
-        lock.withLock {
-            wait = (start, interval)
-            self.deadline = deadline
-        }
+        lock.withLock { wait = (start, interval) }
         timer = clock.schedule(at: deadline) { [weak self] in self?.finishAutomatically() }
         progressSourceDidChange()
         pollProgress(every: progressPollInterval(interval), clock: clock)
@@ -151,6 +147,6 @@ public final class DelayProcedure: Procedure, InputProcedure, ProgressUnitsSourc
 
 extension DelayProcedure: ClockWaiting {
     var clockWait: (clock: any ProcedureClock, deadline: TimeInterval)? {
-        lock.withLock { state.phase == .executing ? deadline : nil }.map { (clock, $0) }
+        lock.withLock { state.phase == .executing ? wait : nil }.map { (clock, $0.start + $0.seconds) }
     }
 }

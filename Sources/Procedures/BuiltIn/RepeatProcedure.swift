@@ -64,6 +64,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
     public let clock: any ProcedureClock
 
     private var nextFromIterator: () -> RepeatProcedurePayload<T>?
+    // Unchecked: only touched under the procedure's `lock`, which already excludes every other access.
     @exclusivity(unchecked) private var iteration = RepeatIteration()
 
     /// Repeats the payloads of `iterator` (each may bring its own wait and configure block).

@@ -44,6 +44,7 @@ public final class TimeoutObserver: ConditionWaitObserver, @unchecked Sendable {
     /// The clock the timeout is measured on.
     public let clock: any ProcedureClock
 
+    // Unchecked: only touched under this object's stripe, which already excludes every other access.
     @exclusivity(unchecked) private var timers = Timers.none
 
     /// The pending timeout of each procedure watched; almost always exactly one.

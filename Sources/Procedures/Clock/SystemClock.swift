@@ -13,22 +13,15 @@ import ProceduresSupport
 /// Its time is the system's monotonic uptime (`DispatchTime`), in seconds: it does not jump
 /// when the wall clock is changed.
 public final class SystemClock: ProcedureClock, TimerHeapOwner, @unchecked Sendable {
-    // @unchecked: `heap`, `armedDeadline`, `armings` and `rearmsRepeated` are only touched
-    // under `lock`; the timer source is thread-safe (it is rescheduled holding no lock; see
-    // `arm`); `queue` and `timer` are immutable.
+    // @unchecked: `timing` is only touched under `lock`; the timer source is thread-safe (it
+    // is rescheduled holding no lock; see `arm`); `queue` and `timer` are immutable.
 
     /// The one real-time clock.
     public static let shared = SystemClock()
 
     private let lock = InlineLock()
-    @exclusivity(unchecked) private var heap = TimerHeap()
-    /// The deadline the timer is armed for, as last decided; nil when it is idle.
-    @exclusivity(unchecked) private var armedDeadline: Double?
-    /// Counts the decisions to arm the timer, so that one applied late can be told apart.
-    @exclusivity(unchecked) private var armings = 0
-    /// How many times a thread armed the timer again because a newer decision came while it
-    /// armed it (for tests).
-    @exclusivity(unchecked) private var rearmsRepeated = 0
+    // Unchecked: only touched under `lock`, which already excludes every other access.
+    @exclusivity(unchecked) private var timing = Timing()
     private let queue = DispatchQueue(label: "Procedures.SystemClock")
     private let timer: DispatchSourceTimer
     /// Arms the timer for a deadline: Dispatch's `schedule`, or, in a test, a step that lets
@@ -59,40 +52,77 @@ public final class SystemClock: ProcedureClock, TimerHeapOwner, @unchecked Senda
 
     /// Schedules `action` for `deadline`; see ``ProcedureClock/schedule(at:_:)``.
     public func schedule(at deadline: TimeInterval, _ action: @escaping @Sendable () -> Void) -> any Cancelable {
-        let (entry, arming) = lock.withLock { () -> (TimerHeap.Entry, Arming?) in
-            let entry = heap.insert(deadline: deadline, owner: self, action: action)
+        let (entry, arming) = lock.withLock { timing.insert(deadline: deadline, owner: self, action: action) }
+        if let arming { arm(arming) }
+        return entry
+    }
+
+    package func cancel(_ entry: TimerHeap.Entry) {
+        let action = lock.withLock { timing.heap.remove(entry) }
+        withExtendedLifetime(action) {}  // released here, outside the lock
+    }
+
+    /// How many callbacks are pending (for tests and diagnostics).
+    public var pendingCount: Int { lock.withLock { timing.heap.count } }
+
+    /// How many times the timer was armed again because a newer decision came meanwhile.
+    var repeatedArmingCount: Int { lock.withLock { timing.rearmsRepeated } }
+
+    /// A decision to arm the timer for `deadline`, the `generation`th taken.
+    struct Arming: Equatable {
+        var deadline: Double
+        var generation: Int
+    }
+
+    /// What the clock decides under its lock: its pending callbacks, and when the timer is to
+    /// fire. Each event returns the arming to perform, which `arm` performs after unlocking.
+    /// (Internal, not private, so that tests drive it without threads or timers.)
+    struct Timing {
+        var heap = TimerHeap()
+        /// The deadline the timer is armed for, as last decided; nil when it is idle.
+        var armedDeadline: Double?
+        /// Counts the decisions to arm the timer, so that one applied late can be told apart.
+        var armings = 0
+        /// How many times a thread armed the timer again because a newer decision came while
+        /// it armed it (for tests).
+        var rearmsRepeated = 0
+
+        /// Adds a callback; the timer is armed again only if it is the earliest.
+        mutating func insert(
+            deadline: Double, owner: SystemClock, action: @escaping @Sendable () -> Void
+        ) -> (TimerHeap.Entry, Arming?) {
+            let entry = heap.insert(deadline: deadline, owner: owner, action: action)
             // Only an earlier deadline re-arms the timer. One that becomes first because the
             // one before it was cancelled waits for the timer's (early, harmless) firing:
             // cancelling a timeout then costs no rescheduling at all.
             guard armedDeadline.map({ entry.deadline < $0 }) ?? true else { return (entry, nil) }
             return (entry, decideArming(for: entry.deadline))
         }
-        if let arming { arm(arming) }
-        return entry
-    }
 
-    package func cancel(_ entry: TimerHeap.Entry) {
-        let action = lock.withLock { heap.remove(entry) }
-        withExtendedLifetime(action) {}  // released here, outside the lock
-    }
+        /// The timer fired at `time`: takes out what is due and decides the next arming (nil:
+        /// idle, a decision too).
+        mutating func fire(at time: Double, into due: inout [@Sendable () -> Void]) -> Arming? {
+            while let (_, action) = heap.popFirst(dueAt: time) { due.append(action) }
+            if let next = heap.first { return decideArming(for: next.deadline) }
+            armedDeadline = nil
+            armings += 1
+            return nil
+        }
 
-    /// How many callbacks are pending (for tests and diagnostics).
-    public var pendingCount: Int { lock.withLock { heap.count } }
+        /// A thread has armed the timer as `arming` decided: the newer decision it must arm
+        /// for in turn, if one was taken meanwhile.
+        mutating func armed(_ arming: Arming) -> Arming? {
+            guard armings != arming.generation, let deadline = armedDeadline else { return nil }
+            rearmsRepeated += 1
+            return Arming(deadline: deadline, generation: armings)
+        }
 
-    /// How many times the timer was armed again because a newer decision came meanwhile.
-    var repeatedArmingCount: Int { lock.withLock { rearmsRepeated } }
-
-    /// A decision to arm the timer for `deadline`, the `generation`th taken.
-    private struct Arming {
-        var deadline: Double
-        var generation: Int
-    }
-
-    /// Under `lock`: the timer is to fire at `deadline`.
-    private func decideArming(for deadline: Double) -> Arming {
-        armedDeadline = deadline
-        armings += 1
-        return Arming(deadline: deadline, generation: armings)
+        /// The timer is to fire at `deadline`.
+        private mutating func decideArming(for deadline: Double) -> Arming {
+            armedDeadline = deadline
+            armings += 1
+            return Arming(deadline: deadline, generation: armings)
+        }
     }
 
     /// Arms the timer as decided, holding no lock (Dispatch's timer takes locks of its own).
@@ -105,11 +135,7 @@ public final class SystemClock: ProcedureClock, TimerHeapOwner, @unchecked Senda
         var arming = decided
         while true {
             armTimer(timer, Self.dispatchTime(arming.deadline))
-            let newer = lock.withLock { () -> Arming? in
-                guard armings != arming.generation, let deadline = armedDeadline else { return nil }
-                rearmsRepeated += 1
-                return Arming(deadline: deadline, generation: armings)
-            }
+            let newer = lock.withLock { timing.armed(arming) }
             guard let newer else { return }
             arming = newer
         }
@@ -127,13 +153,7 @@ public final class SystemClock: ProcedureClock, TimerHeapOwner, @unchecked Senda
     private func fire() {
         let time = now
         var due: [@Sendable () -> Void] = []
-        let arming = lock.withLock { () -> Arming? in
-            while let (_, action) = heap.popFirst(dueAt: time) { due.append(action) }
-            if let next = heap.first { return decideArming(for: next.deadline) }
-            armedDeadline = nil
-            armings += 1  // a decision too: idle
-            return nil
-        }
+        let arming = lock.withLock { timing.fire(at: time, into: &due) }
         if let arming { arm(arming) }
         assertNoLibraryLockHeld("the system clock's due actions")
         for action in due { action() }

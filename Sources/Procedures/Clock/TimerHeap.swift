@@ -6,14 +6,18 @@
 package struct TimerHeap {
     /// One scheduled callback.
     package final class Entry: Cancelable, @unchecked Sendable {
-        // @unchecked: `index` and `action` are only touched by the owning heap, under its
-        // owner's lock (hence no dynamic exclusivity checks on them either); `deadline`,
-        // `sequence` and the owner never change once set.
+        // @unchecked: `slot` is only touched by the owning heap, under its owner's lock;
+        // `deadline`, `sequence` and the owner never change once set.
         package let deadline: Double
         let sequence: UInt64
-        /// Where the entry sits in the heap; -1 once it left it (ran or was cancelled).
-        @exclusivity(unchecked) var index = -1
-        @exclusivity(unchecked) package var action: (@Sendable () -> Void)?
+        /// What the heap changes in an entry.
+        struct Slot {
+            /// Where the entry sits in the heap; -1 once it left it (ran or was cancelled).
+            var index = -1
+            var action: (@Sendable () -> Void)?
+        }
+        // Unchecked: only touched under the owner's lock, which already excludes every other access.
+        @exclusivity(unchecked) var slot: Slot
         /// The system clock's entries cancel through `SystemClock.shared`, which lives as long
         /// as the process: they keep no reference to it, so the shared clock (which every
         /// timeout uses) has no weak references and its retains stay on the fast path.
@@ -25,7 +29,7 @@ package struct TimerHeap {
         init(deadline: Double, sequence: UInt64, action: @escaping @Sendable () -> Void, owner: any TimerHeapOwner) {
             self.deadline = deadline
             self.sequence = sequence
-            self.action = action
+            slot = Slot(action: action)
             if owner === SystemClock.shared {
                 cancelsThroughSharedClock = true
             } else {
@@ -66,7 +70,7 @@ package struct TimerHeap {
         let entry = Entry(
             deadline: deadline.isNaN ? -.infinity : deadline, sequence: nextSequence, action: action, owner: owner)
         nextSequence &+= 1
-        entry.index = entries.count
+        entry.slot.index = entries.count
         entries.append(entry)
         siftUp(entries.count - 1)
         return entry
@@ -75,18 +79,18 @@ package struct TimerHeap {
     /// Removes `entry` if it is still pending and returns its action (to be released by the
     /// caller outside its lock); nil if it already ran or was cancelled.
     package mutating func remove(_ entry: Entry) -> (@Sendable () -> Void)? {
-        let index = entry.index
+        let index = entry.slot.index
         guard index >= 0, index < entries.count, entries[index] === entry else { return nil }
         let last = entries.removeLast()
         if index < entries.count {
             entries[index] = last
-            last.index = index
+            last.slot.index = index
             siftDown(index)
-            siftUp(last.index)
+            siftUp(last.slot.index)
         }
-        entry.index = -1
-        defer { entry.action = nil }
-        return entry.action
+        entry.slot.index = -1
+        defer { entry.slot.action = nil }
+        return entry.slot.action
     }
 
     /// Removes the earliest callback if it is due at `time`, and returns its deadline and
@@ -106,11 +110,11 @@ package struct TimerHeap {
             let parent = (child - 1) / 2
             guard entry.isEarlier(than: entries[parent]) else { break }
             entries[child] = entries[parent]
-            entries[child].index = child
+            entries[child].slot.index = child
             child = parent
         }
         entries[child] = entry
-        entry.index = child
+        entry.slot.index = child
     }
 
     private mutating func siftDown(_ start: Int) {
@@ -123,11 +127,11 @@ package struct TimerHeap {
             if child + 1 < count, entries[child + 1].isEarlier(than: entries[child]) { child += 1 }
             guard entries[child].isEarlier(than: entry) else { break }
             entries[parent] = entries[child]
-            entries[parent].index = parent
+            entries[parent].slot.index = parent
             parent = child
         }
         entries[parent] = entry
-        entry.index = parent
+        entry.slot.index = parent
     }
 }
 

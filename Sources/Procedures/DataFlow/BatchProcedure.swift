@@ -39,13 +39,9 @@ import ProceduresSupport
 public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGroupProcedure<[Output]>, InputProcedure,
     PartialOutputProcedure, ProgressUnitsSource, @unchecked Sendable
 {
-    // @unchecked: `batch`, `custom` and `partial` are guarded by `batchLock`; `elements` is
-    // written by execute() before the first child is made and emptied by
-    // `procedureWillFinish` once every child has finished, and read in between by the
-    // children's will-finish observers (each child is adopted after the write, through the
-    // group's locks); `input` is written before execute() (directly, or by the injection's
-    // will-execute observer) and read by execute(); the other stored properties are
-    // immutable.
+    // @unchecked: `batch` is guarded by `batchLock`; `input` is written before execute()
+    // (directly, or by the injection's will-execute observer) and read by execute(); the other
+    // stored properties are immutable.
     //
     // What each element touches does not depend on `Element` or `Output` (`State`, an index,
     // a procedure): generic code here is not specialised for the caller's types, so every
@@ -68,8 +64,15 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     }
 
     private struct State {
+        /// The input, from execute() until the batch finishes.
+        var elements: [Element] = []
         /// The children made so far, at their element's index.
         var made: [Procedure?] = []
+        /// The same children with their output type, for children made by `makeChild:`
+        /// (transform children are read as what they are, which costs less).
+        var custom: [(any OutputProcedure<Output>)?] = []
+        /// The outputs, once the batch has finished.
+        var partial: [Output?]?
         /// Whether the child at each index has finished.
         var finished: [Bool] = []
         /// How many elements have been claimed (their children made or being made).
@@ -86,12 +89,8 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     private let policy: FailurePolicy
     private let maker: Maker
     private let batchLock = InlineLock()
+    // Unchecked: only touched under `batchLock`, which already excludes every other access.
     @exclusivity(unchecked) private var batch = State()
-    @exclusivity(unchecked) private var elements: [Element] = []
-    /// The children with their output type, for children made by `makeChild:` (transform
-    /// children are read as what they are, which costs less).
-    @exclusivity(unchecked) private var custom: [(any OutputProcedure<Output>)?] = []
-    @exclusivity(unchecked) private var partial: [Output?]?
 
     /// The elements; set it directly or inject it. Until the batch executes, its progress
     /// counts them as its total (a batch whose input is not known yet has an unknown total).
@@ -164,7 +163,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
 
     /// The outputs of the children that succeeded, in input order (nil for the others), once
     /// the batch has finished, whether it succeeded, failed or was cancelled; nil before.
-    public var partialOutput: [Output?]? { batchLock.withLock { partial } }
+    public var partialOutput: [Output?]? { batchLock.withLock { batch.partial } }
 
     /// Starts the first `width` elements.
     public override func execute() {
@@ -173,11 +172,11 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
             super.execute()
             return
         }
-        self.elements = elements
         batchLock.withLock {
+            batch.elements = elements
             batch.made = Array(repeating: nil, count: elements.count)
             batch.finished = Array(repeating: false, count: elements.count)
-            if case .custom = maker { custom = Array(repeating: nil, count: elements.count) }
+            if case .custom = maker { batch.custom = Array(repeating: nil, count: elements.count) }
             batch.elementCount = elements.count
             batch.started = true
         }
@@ -206,7 +205,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
             defer { batch.next += 1 }
             return batch.next
         }) else { return }
-        let element = elements[index]
+        let element = batchLock.withLock { batch.elements[index] }
         // Made outside the lock (it is user code); children of several elements may be made
         // at once, on the threads of the children that finished before them.
         let child: Procedure
@@ -223,7 +222,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
             child = made
             stopped = batchLock.withLock {
                 batch.made[index] = child
-                custom[index] = made
+                batch.custom[index] = made
                 return batch.stopped
             }
         }
@@ -264,11 +263,16 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
             defer {
                 batch.made = []
                 batch.finished = []
-                self.custom = []
+                batch.custom = []
             }
-            return (batch.made, self.custom)
+            return (batch.made, batch.custom)
         }
-        elements = []
+        // Released outside the lock: an element's deinit is user code.
+        let elements = batchLock.withLock { () -> [Element] in
+            defer { batch.elements = [] }
+            return batch.elements
+        }
+        withExtendedLifetime(elements) {}
         // Read outside our lock: each output takes its child's own locks.
         var outputs: [Output?]
         switch maker {
@@ -291,7 +295,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
         if succeeded, made.count == elementCount, let complete = Self.unwrapped(outputs) {
             setOutput(complete)
         }
-        batchLock.withLock { partial = outputs }
+        batchLock.withLock { batch.partial = outputs }
         super.procedureWillFinish(withErrors: errors)
     }
 

@@ -22,8 +22,8 @@ import ProceduresSupport
 /// cannot leave the older one last), to the observers (coalesced, see ``ProgressObservation``)
 /// and to the Foundation `Progress` if one was made (see ``TrackedProgress``).
 final class ProgressTracker: @unchecked Sendable {
-    // @unchecked: every `var` is guarded by `lock`, a lock of the tracker's own (it exists only
-    // for procedures whose progress someone asked for). Nothing runs under it but stores and
+    // @unchecked: `state` is guarded by `lock`, a lock of the tracker's own (it exists only
+    // for procedures whose progress someone asked for); `id` and the weak `source` are set once. Nothing runs under it but stores and
     // arithmetic: no user code, no other object's lock, no Foundation call.
     enum Mode { case own, source, children }
     enum Stage { case running, complete, stopped }
@@ -42,79 +42,100 @@ final class ProgressTracker: @unchecked Sendable {
         var mirror = false
     }
 
+    /// Everything about the tracker that changes, in one value guarded by `lock`.
+    private struct State {
+        var mode: Mode
+        var stage = Stage.running
+        var finished = false
+        var total: Int64 = 0
+        var completed: Int64 = 0
+        var stoppedFraction = 0.0
+        var version: UInt64 = 0
+
+        // A group's children (mode `children`).
+        var running: [ObjectIdentifier: Child] = [:]
+        /// Every child ever counted, so that one reported twice is counted once.
+        var counted: Set<ObjectIdentifier> = []
+        var weights: [ObjectIdentifier: Int64] = [:]
+        /// Σ portion × fraction of the running children, and of the children that finished
+        /// cancelled (which stay where they stopped).
+        var inFlight = 0.0
+        var cutShort = 0.0
+
+        // The group this procedure is a child of.
+        var parent: ProgressTracker?
+
+        // Reading a source: one read at a time, repeated while changes arrive during it.
+        var reading = false
+        var unread = false
+        var polling = false
+        var poll: (any Cancelable)?
+
+        var observations: [ProgressObservation] = []
+
+        // The Foundation object, written by one thread at a time (corelibs' `Progress` has no lock).
+        var mirror: TrackedProgress?
+        var mirroring = false
+        var mirrorOutdated = false
+
+        init(mode: Mode) { self.mode = mode }
+
+        var fraction: Double {
+            switch stage {
+            case .complete: return 1
+            case .stopped: return stoppedFraction
+            case .running:
+                guard total > 0 else { return 0 }
+                let done = Double(completed) + (mode == .children ? inFlight + cutShort : 0)
+                return min(1, max(0, done / Double(total)))
+            }
+        }
+
+        var update: ProgressUpdate {
+            ProgressUpdate(
+                fractionCompleted: fraction, completedUnitCount: completed, totalUnitCount: total,
+                isCancelled: stage == .stopped, isFinal: finished)
+        }
+
+        /// Marks a change of the tracker `id` and says what to tell about it.
+        mutating func changed(_ id: ObjectIdentifier) -> Publication {
+            version &+= 1
+            var publication = Publication()
+            if let parent { publication.parent = (parent, id, fraction, version) }
+            // The observations' delivery fields are guarded by this same lock.
+            for observation in observations where observation.phase == .idle && !observation.ended {
+                observation.phase = .scheduled
+                publication.observations.append((observation, observation.lastDelivery))
+            }
+            publication.mirror = mirror != nil
+            return publication
+        }
+    }
+
     private let lock = InlineLock()
     /// The procedure's identity (how its group knows it).
     let id: ObjectIdentifier
     /// The procedure, for the units of a source. Weak: the procedure holds its tracker.
     private weak var source: (any ProgressUnitsSource)?
-
-    @exclusivity(unchecked) private var mode: Mode
-    @exclusivity(unchecked) private var stage = Stage.running
-    @exclusivity(unchecked) private var finished = false
-    @exclusivity(unchecked) private var total: Int64 = 0
-    @exclusivity(unchecked) private var completed: Int64 = 0
-    @exclusivity(unchecked) private var stoppedFraction = 0.0
-    @exclusivity(unchecked) private var version: UInt64 = 0
-
-    // A group's children (mode `children`).
-    @exclusivity(unchecked) private var running: [ObjectIdentifier: Child] = [:]
-    /// Every child ever counted, so that one reported twice is counted once.
-    @exclusivity(unchecked) private var counted: Set<ObjectIdentifier> = []
-    @exclusivity(unchecked) private var weights: [ObjectIdentifier: Int64] = [:]
-    /// Σ portion × fraction of the running children, and of the children that finished
-    /// cancelled (which stay where they stopped).
-    @exclusivity(unchecked) private var inFlight = 0.0
-    @exclusivity(unchecked) private var cutShort = 0.0
-
-    // The group this procedure is a child of.
-    @exclusivity(unchecked) private var parent: ProgressTracker?
-
-    // Reading a source: one read at a time, repeated while changes arrive during it.
-    @exclusivity(unchecked) private var reading = false
-    @exclusivity(unchecked) private var unread = false
-    @exclusivity(unchecked) private var polling = false
-    @exclusivity(unchecked) private var poll: (any Cancelable)?
-
-    @exclusivity(unchecked) private var observations: [ProgressObservation] = []
-
-    // The Foundation object, written by one thread at a time (corelibs' `Progress` has no lock).
-    @exclusivity(unchecked) private var mirror: TrackedProgress?
-    @exclusivity(unchecked) private var mirroring = false
-    @exclusivity(unchecked) private var mirrorOutdated = false
+    // Unchecked: only touched under `lock`, which already excludes every other access.
+    @exclusivity(unchecked) private var state: State
 
     init(procedure: Procedure, source: (any ProgressUnitsSource)?) {
         id = ObjectIdentifier(procedure)
         self.source = source
-        mode = source != nil ? .source : (procedure.role == .group ? .children : .own)
+        state = State(mode: source != nil ? .source : (procedure.role == .group ? .children : .own))
     }
 
     // MARK: - Reading
 
     /// True while the tracker counts a group's children.
-    var countsChildren: Bool { lock.withLock { mode == .children } }
+    var countsChildren: Bool { lock.withLock { state.mode == .children } }
 
     /// The state now (a source's units read first, so that time waited or bytes moved are
     /// as of this moment rather than the last poll).
     var update: ProgressUpdate {
-        if lock.withLock({ mode == .source && stage == .running }) { sourceDidChange() }
-        return lock.withLock { updateLocked() }
-    }
-
-    private func updateLocked() -> ProgressUpdate {
-        ProgressUpdate(
-            fractionCompleted: fractionLocked(), completedUnitCount: completed, totalUnitCount: total,
-            isCancelled: stage == .stopped, isFinal: finished)
-    }
-
-    private func fractionLocked() -> Double {
-        switch stage {
-        case .complete: return 1
-        case .stopped: return stoppedFraction
-        case .running:
-            guard total > 0 else { return 0 }
-            let done = Double(completed) + (mode == .children ? inFlight + cutShort : 0)
-            return min(1, max(0, done / Double(total)))
-        }
+        if lock.withLock({ state.mode == .source && state.stage == .running }) { sourceDidChange() }
+        return lock.withLock { state.update }
     }
 
     // MARK: - Changing
@@ -122,42 +143,42 @@ final class ProgressTracker: @unchecked Sendable {
     /// Units set by hand (nil: unchanged); the tracker keeps its own units from now on.
     func setUnits(completed newCompleted: Int64? = nil, total newTotal: Int64? = nil) {
         publish(lock.withLock { () -> Publication? in
-            guard stage == .running else { return nil }
-            if mode != .own {
-                mode = .own
-                running = [:]
-                inFlight = 0
-                cutShort = 0
+            guard state.stage == .running else { return nil }
+            if state.mode != .own {
+                state.mode = .own
+                state.running = [:]
+                state.inFlight = 0
+                state.cutShort = 0
             }
-            if let newCompleted { completed = newCompleted }
-            if let newTotal { total = newTotal }
-            return changedLocked()
+            if let newCompleted { state.completed = newCompleted }
+            if let newTotal { state.total = newTotal }
+            return state.changed(id)
         })
     }
 
     /// The source's state changed: read it (now, or right after the read under way).
     func sourceDidChange() {
         let start = lock.withLock { () -> Bool in
-            guard mode == .source, stage == .running else { return false }
-            unread = true
-            if reading { return false }
-            reading = true
+            guard state.mode == .source, state.stage == .running else { return false }
+            state.unread = true
+            if state.reading { return false }
+            state.reading = true
             return true
         }
         guard start else { return }
         while true {
-            lock.withLock { unread = false }
+            lock.withLock { state.unread = false }
             // Read outside the lock: the source takes its own.
             let units = source?.progressUnits
             let (publication, again) = lock.withLock { () -> (Publication?, Bool) in
                 var publication: Publication?
-                if let units, mode == .source, stage == .running, units.completed != completed || units.total != total {
-                    completed = units.completed
-                    total = units.total
-                    publication = changedLocked()
+                if let units, state.mode == .source, state.stage == .running, units.completed != state.completed || units.total != state.total {
+                    state.completed = units.completed
+                    state.total = units.total
+                    publication = state.changed(id)
                 }
-                if !unread || units == nil || stage != .running { reading = false }
-                return (publication, reading)
+                if !state.unread || units == nil || state.stage != .running { state.reading = false }
+                return (publication, state.reading)
             }
             publish(publication)
             if !again { return }
@@ -167,10 +188,10 @@ final class ProgressTracker: @unchecked Sendable {
     /// The procedure was cancelled: the progress stops where it is.
     func stop() {
         publish(lock.withLock { () -> Publication? in
-            guard stage == .running else { return nil }
-            stoppedFraction = fractionLocked()
-            stage = .stopped
-            return changedLocked()
+            guard state.stage == .running else { return nil }
+            state.stoppedFraction = state.fraction
+            state.stage = .stopped
+            return state.changed(id)
         })
         stopPolling()
     }
@@ -184,31 +205,18 @@ final class ProgressTracker: @unchecked Sendable {
         }
         publish(lock.withLock { () -> Publication? in
             var changed = false
-            if stage == .running {
-                stage = .complete
-                if total > 0 { completed = max(completed, total) } else { (completed, total) = (1, 1) }
+            if state.stage == .running {
+                state.stage = .complete
+                if state.total > 0 { state.completed = max(state.completed, state.total) } else { (state.completed, state.total) = (1, 1) }
                 changed = true
             }
-            if final && !finished {
-                finished = true
+            if final && !state.finished {
+                state.finished = true
                 changed = true
             }
-            return changed ? changedLocked() : nil
+            return changed ? state.changed(id) : nil
         })
         stopPolling()
-    }
-
-    /// Marks a change (under the lock) and says what to tell about it.
-    private func changedLocked() -> Publication {
-        version &+= 1
-        var publication = Publication()
-        if let parent { publication.parent = (parent, id, fractionLocked(), version) }
-        for observation in observations where observation.phase == .idle && !observation.ended {
-            observation.phase = .scheduled
-            publication.observations.append((observation, observation.lastDelivery))
-        }
-        publication.mirror = mirror != nil
-        return publication
     }
 
     private func publish(_ publication: Publication?) {
@@ -226,8 +234,8 @@ final class ProgressTracker: @unchecked Sendable {
     /// is cancelled (once, however often it is asked).
     func startPolling(every interval: TimeInterval, clock: any ProcedureClock) {
         let start = lock.withLock { () -> Bool in
-            guard stage == .running, !polling, interval > 0 else { return false }
-            polling = true
+            guard state.stage == .running, !state.polling, interval > 0 else { return false }
+            state.polling = true
             return true
         }
         if start { scheduleTick(every: interval, clock: clock) }
@@ -236,11 +244,11 @@ final class ProgressTracker: @unchecked Sendable {
     private func scheduleTick(every interval: TimeInterval, clock: any ProcedureClock) {
         let tick = clock.schedule(after: interval) { [self] in
             sourceDidChange()
-            if lock.withLock({ polling }) { scheduleTick(every: interval, clock: clock) }
+            if lock.withLock({ state.polling }) { scheduleTick(every: interval, clock: clock) }
         }
         let stale = lock.withLock { () -> (any Cancelable)? in
-            guard polling else { return tick }
-            poll = tick
+            guard state.polling else { return tick }
+            state.poll = tick
             return nil
         }
         stale?.cancel()
@@ -248,9 +256,9 @@ final class ProgressTracker: @unchecked Sendable {
 
     private func stopPolling() {
         let tick = lock.withLock { () -> (any Cancelable)? in
-            polling = false
-            defer { poll = nil }
-            return poll
+            state.polling = false
+            defer { state.poll = nil }
+            return state.poll
         }
         tick?.cancel()
     }
@@ -259,7 +267,7 @@ final class ProgressTracker: @unchecked Sendable {
 
     /// Sets the weight `child` will have once counted (ignored once it is).
     func setWeight(_ weight: Int64, for child: ObjectIdentifier) {
-        lock.withLock { if !counted.contains(child) { weights[child] = max(0, weight) } }
+        lock.withLock { if !state.counted.contains(child) { state.weights[child] = max(0, weight) } }
     }
 
     /// Starts counting `child` (once, however often it is reported), as done if it has
@@ -267,11 +275,11 @@ final class ProgressTracker: @unchecked Sendable {
     func count(_ child: Operation, tracker childTracker: ProgressTracker?) {
         let key = ObjectIdentifier(child)
         let added = lock.withLock { () -> Publication? in
-            guard mode == .children, stage == .running, counted.insert(key).inserted else { return nil }
-            let portion = weights.removeValue(forKey: key) ?? 1
-            running[key] = Child(portion: portion)
-            total += portion
-            return changedLocked()
+            guard state.mode == .children, state.stage == .running, state.counted.insert(key).inserted else { return nil }
+            let portion = state.weights.removeValue(forKey: key) ?? 1
+            state.running[key] = Child(portion: portion)
+            state.total += portion
+            return state.changed(id)
         }
         guard added != nil else { return }
         publish(added)
@@ -285,38 +293,38 @@ final class ProgressTracker: @unchecked Sendable {
     func childChanged(_ key: ObjectIdentifier, fraction: Double, version childVersion: UInt64) {
         publish(lock.withLock { () -> Publication? in
             // `>=`: a child's first report may repeat the version the group started it at.
-            guard mode == .children, stage == .running, var child = running[key], childVersion >= child.version else {
+            guard state.mode == .children, state.stage == .running, var child = state.running[key], childVersion >= child.version else {
                 return nil
             }
-            inFlight += Double(child.portion) * (fraction - child.fraction)
+            state.inFlight += Double(child.portion) * (fraction - child.fraction)
             child.fraction = fraction
             child.version = childVersion
-            running[key] = child
-            return changedLocked()
+            state.running[key] = child
+            return state.changed(id)
         })
     }
 
     /// A child finished: its whole portion is done, or, if it was cancelled, the part it had done.
     func childFinished(_ key: ObjectIdentifier, cancelled: Bool) {
         publish(lock.withLock { () -> Publication? in
-            guard mode == .children, stage == .running, let child = running.removeValue(forKey: key) else { return nil }
-            inFlight -= Double(child.portion) * child.fraction
-            if running.isEmpty { inFlight = 0 }  // no rounding drift left behind
+            guard state.mode == .children, state.stage == .running, let child = state.running.removeValue(forKey: key) else { return nil }
+            state.inFlight -= Double(child.portion) * child.fraction
+            if state.running.isEmpty { state.inFlight = 0 }  // no rounding drift left behind
             if cancelled {
-                cutShort += Double(child.portion) * child.fraction
+                state.cutShort += Double(child.portion) * child.fraction
             } else {
-                completed += child.portion
+                state.completed += child.portion
             }
-            return changedLocked()
+            return state.changed(id)
         })
     }
 
     /// Makes this tracker a child of `group`'s: its changes go up from now on.
     private func setParent(_ group: ProgressTracker) {
         let current = lock.withLock { () -> (Double, UInt64)? in
-            guard parent == nil else { return nil }
-            parent = group
-            return (fractionLocked(), version)
+            guard state.parent == nil else { return nil }
+            state.parent = group
+            return (state.fraction, state.version)
         }
         if let (fraction, version) = current { group.childChanged(id, fraction: fraction, version: version) }
     }
@@ -326,7 +334,7 @@ final class ProgressTracker: @unchecked Sendable {
     /// Adds `observation` and schedules its first delivery (the state now).
     func add(_ observation: ProgressObservation) {
         let last = lock.withLock { () -> TimeInterval in
-            observations.append(observation)
+            state.observations.append(observation)
             observation.phase = .scheduled
             return observation.lastDelivery
         }
@@ -336,7 +344,7 @@ final class ProgressTracker: @unchecked Sendable {
     func remove(_ observation: ProgressObservation) {
         lock.withLock {
             observation.ended = true
-            observations.removeAll { $0 === observation }
+            state.observations.removeAll { $0 === observation }
         }
     }
 
@@ -350,9 +358,9 @@ final class ProgressTracker: @unchecked Sendable {
                 return nil
             }
             observation.phase = .delivering
-            observation.delivered = version
+            observation.delivered = state.version
             observation.lastDelivery = now
-            return updateLocked()
+            return state.update
         }
         guard let update else { return }
         assertNoLibraryLockHeld("a progress observer's handler")
@@ -363,10 +371,10 @@ final class ProgressTracker: @unchecked Sendable {
                 let wasEnded = observation.ended
                 observation.ended = true
                 observation.phase = .idle
-                observations.removeAll { $0 === observation }
+                state.observations.removeAll { $0 === observation }
                 return wasEnded ? .none : .end
             }
-            guard observation.delivered == version else {
+            guard observation.delivered == state.version else {
                 observation.phase = .scheduled
                 return .again(observation.lastDelivery)
             }
@@ -386,12 +394,12 @@ final class ProgressTracker: @unchecked Sendable {
 
     /// The Foundation `Progress` that shows this tracker, made on first use.
     func foundationProgress(for procedure: Procedure) -> Progress {
-        if let existing = lock.withLock({ mirror }) { return existing }
+        if let existing = lock.withLock({ state.mirror }) { return existing }
         // Made outside the lock (Foundation's initialiser); the first one published wins.
         let made = TrackedProgress(tracker: self, procedure: procedure)
         let (winner, won) = lock.withLock { () -> (TrackedProgress, Bool) in
-            if let mirror { return (mirror, false) }
-            mirror = made
+            if let mirror = state.mirror { return (mirror, false) }
+            state.mirror = made
             return (made, true)
         }
         if won { updateMirror() }
@@ -402,21 +410,21 @@ final class ProgressTracker: @unchecked Sendable {
     /// another writing leaves the latest state for it to write.
     private func updateMirror() {
         let start = lock.withLock { () -> Bool in
-            guard mirror != nil else { return false }
-            mirrorOutdated = true
-            if mirroring { return false }
-            mirroring = true
+            guard state.mirror != nil else { return false }
+            state.mirrorOutdated = true
+            if state.mirroring { return false }
+            state.mirroring = true
             return true
         }
         guard start else { return }
         while true {
             let target = lock.withLock { () -> (TrackedProgress, ProgressUpdate)? in
-                guard mirrorOutdated, let mirror else {
-                    mirroring = false
+                guard state.mirrorOutdated, let mirror = state.mirror else {
+                    state.mirroring = false
                     return nil
                 }
-                mirrorOutdated = false
-                return (mirror, updateLocked())
+                state.mirrorOutdated = false
+                return (mirror, state.update)
             }
             guard let (mirror, update) = target else { return }
             mirror.show(update)

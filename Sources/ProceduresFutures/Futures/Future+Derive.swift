@@ -53,7 +53,7 @@ extension Future {
         let target = Future<T>(upstream: .one(self))
         let link = DeriveLink<Value, T>(
             target, context: context ?? DefaultExecutionContext.current, passthrough: passthrough, step: step)
-        target.anchor = link  // nobody else sees `target` yet: no lock needed
+        target.links.anchor = link  // nobody else sees `target` yet: no lock needed
         whenComplete(asVoter: true) { owner in link.sourceCompleted(owner) }
         if let cancelToken { target.bind(to: cancelToken) }
         return target

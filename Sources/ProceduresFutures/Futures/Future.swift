@@ -1,4 +1,25 @@
 import ProceduresSupport
+/// The part of a future's state that its unspecialised deinits (the future's, the promise's)
+/// read: kept apart from its `FutureState`, whose layout depends on `Value`, and not generic,
+/// so that it sits at a fixed offset and reading it takes no generic metadata look-up.
+@usableFromInline struct FutureLinks {
+    /// How upstream callbacks reach the future while it is a pending consumer (derived, the
+    /// result of `sequence`/`zip`/`firstCompleted`, or following another future): its
+    /// `ConsumerAnchor`; `nil` otherwise and once completed. Every pending future with an
+    /// upstream has one, so `nil` tells the deinit there is nothing to settle: that is the
+    /// whole cost of the deinit for a completed future.
+    @usableFromInline var anchor: AnyObject?
+    /// Whether the future is pending and follows no other future, so that only its producer
+    /// (a promise) can complete it: what `Promise.deinit` must know. A copy of what the
+    /// future's state says, changed with it under the lock.
+    @usableFromInline var awaitsProducer: Bool
+    /// Set when the promise went away while a cancel handler it registered could still
+    /// complete the future: the next decided request then completes it.
+    @usableFromInline var producerReleased = false
+
+    @inlinable init(awaitsProducer: Bool) { self.awaitsProducer = awaitsProducer }
+}
+
 /// The read side of a result that arrives later: a value, an error, or cancellation.
 ///
 /// A future completes exactly once. Register handlers (`onComplete`, `onSuccess`, …) or derive
@@ -28,49 +49,32 @@ import ProceduresSupport
 /// from it, not by the future it waits on: a derived future you drop goes away at once and
 /// withdraws its cancel vote (what was registered on it still runs; see `ConsumerAnchor`).
 public final class Future<Value: Sendable>: @unchecked Sendable {
-    // @unchecked: `state`, `anchor`, `awaitsProducer` and `producerReleased` are only touched
-    // inside `withLock`, under this object's stripe of `StripedLock` (or before the future is
-    // shared, or in deinit), except that a completed future's result is read without it
-    // (`completedResult`).
+    // @unchecked: `links` and `state` are only touched inside `withLock`, under this object's
+    // stripe of `StripedLock` (or before the future is shared, or in deinit), except that a
+    // completed future's result is read without it (`completedResult`).
     // That lock is also why the runtime exclusivity check is off (it would find nothing).
     // The hot paths are `@inlinable` so they are specialised for the caller's `Value`:
     // unspecialised, every `map` would look up type metadata at run time.
 
-    /// How upstream callbacks reach this future while it is a pending consumer (derived, the
-    /// result of `sequence`/`zip`/`firstCompleted`, or following another future); `nil`
-    /// otherwise and once completed. Only touched under the lock, like `state`. Every pending
-    /// future with an upstream has one, so `nil` tells the deinit there is nothing to settle:
-    /// that is the whole cost of the deinit for a completed future. It is declared before
-    /// `state`, at a fixed offset, so the deinit (which runs unspecialised) reads it without a
-    /// generic metadata look-up.
-    @exclusivity(unchecked) @usableFromInline var anchor: ConsumerAnchor<Value>?
-    /// Whether the future is pending and follows no other future, so that only its producer
-    /// (a promise) can complete it: what `Promise.deinit` must know. A copy of what `state`
-    /// says, changed with it under the lock, kept outside it at a fixed offset for the same
-    /// reason as `anchor`: asking `state` from the unspecialised deinit took four generic
-    /// metadata look-ups, a third of the cost of a promise.
-    @exclusivity(unchecked) @usableFromInline var awaitsProducer: Bool
-    /// Set (under the lock) when the promise went away while a cancel handler it registered
-    /// could still complete the future: the next decided request then completes it. Next to
-    /// `awaitsProducer`, in what was padding, so a future is no bigger.
-    @exclusivity(unchecked) @usableFromInline var producerReleased = false
+    // Unchecked, both: only touched under the lock above, which already excludes every other access.
+    @exclusivity(unchecked) @usableFromInline var links: FutureLinks
     @exclusivity(unchecked) @usableFromInline var state: FutureState<Value>
 
     @inlinable init(upstream: FutureState<Value>.Upstream = .none) {
-        if case .none = upstream { awaitsProducer = true } else { awaitsProducer = false }
+        if case .none = upstream { links = FutureLinks(awaitsProducer: true) } else { links = FutureLinks(awaitsProducer: false) }
         state = FutureState(phase: .pending(PendingCallbacks()), upstream: upstream)
     }
 
     /// A stand-in for a released pending future: it takes over that future's callbacks, so
     /// they still run when the result arrives. Nothing else references it.
     @usableFromInline init(ghostOf callbacks: PendingCallbacks) {
-        awaitsProducer = false  // no promise holds a ghost
+        links = FutureLinks(awaitsProducer: false)  // no promise holds a ghost
         state = FutureState(phase: .pending(callbacks))
     }
 
     /// A future that has already completed with `result`.
     @inlinable public init(result: FutureResult<Value>) {
-        awaitsProducer = false
+        links = FutureLinks(awaitsProducer: false)
         state = FutureState(phase: .completed(result))
     }
 
@@ -87,8 +91,8 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     deinit {
         // Released while pending: stop voting and hand on what was registered (tree rule).
         // No other reference exists, so `state` needs no lock here.
-        guard let anchor, var abandonment = state.abandon() else { return }
-        settleAbandoned(&abandonment, anchor: anchor)
+        guard let anchor = links.anchor, var abandonment = state.abandon() else { return }
+        settleAbandoned(&abandonment, anchor: unsafeDowncast(anchor, to: ConsumerAnchor<Value>.self))
     }
 
     /// The deinit's work for a future released while pending, in this order: give what was
@@ -140,11 +144,11 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     @inlinable func _complete(
         _ result: FutureResult<Value>, disposal: FutureState<Value>.Disposal
     ) -> CallbackList? {
-        var releasedAnchor: ConsumerAnchor<Value>?  // dropped after unlocking
+        var releasedAnchor: AnyObject?  // dropped after unlocking
         guard let completion = withLock({ state -> FutureState<Value>.Completion? in
             guard let completion = state.complete(result, disposal: disposal) else { return nil }
-            awaitsProducer = false
-            if anchor != nil { swap(&releasedAnchor, &anchor) }
+            links.awaitsProducer = false
+            if links.anchor != nil { swap(&releasedAnchor, &links.anchor) }
             return completion
         }) else {
             return nil
@@ -217,8 +221,8 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// completed or already follows another future (first wins).
     @inlinable func startFollowing() -> Bool {
         withLock { state in
-            guard state.isPending, awaitsProducer else { return false }
-            awaitsProducer = false  // following from now on: the promise no longer owes a result
+            guard state.isPending, links.awaitsProducer else { return false }
+            links.awaitsProducer = false  // following from now on: the promise no longer owes a result
             return true
         }
     }
@@ -226,11 +230,11 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// The anchor through which upstream callbacks reach this future, made on first use (a
     /// promise's future only becomes a consumer if it is completed with another future).
     @inlinable func consumerAnchor() -> ConsumerAnchor<Value> {
-        if let existing = withLock({ _ in anchor }) { return existing }
+        if let existing = withLock({ _ in links.anchor }) { return unsafeDowncast(existing, to: ConsumerAnchor<Value>.self) }
         let made = ConsumerAnchor(self)
         return withLock { state in
-            if let existing = anchor { return existing }  // `made` is dropped after unlocking
-            if state.isPending { anchor = made }
+            if let existing = links.anchor { return unsafeDowncast(existing, to: ConsumerAnchor<Value>.self) }  // `made` is dropped after unlocking
+            if state.isPending { links.anchor = made }
             return made
         }
     }
@@ -238,7 +242,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// Sets the anchor of a future nobody else can see yet (just created by a combinator).
     @inlinable func installAnchor() -> ConsumerAnchor<Value> {
         let made = ConsumerAnchor(self)
-        anchor = made
+        links.anchor = made
         return made
     }
 
@@ -246,7 +250,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// future consumes, and sends any vote that is due at once.
     @inlinable func consume(_ upstream: FutureState<Value>.Upstream) {
         let (vote, released) = withLock { state in
-            awaitsProducer = false  // following now (or completed already)
+            links.awaitsProducer = false  // following now (or completed already)
             return state.follow(upstream)
         }
         _ = released  // released here, after unlocking
@@ -287,7 +291,7 @@ extension Future: CancelVoteTarget {
     /// future any more (a handler that answered `.continue` counted on the promise), so it
     /// completes as cancelled. Not inlinable: the rare path.
     @usableFromInline func completeIfAbandonedAfterRequest() {
-        if withLock({ _ in producerReleased && awaitsProducer }) { complete(.cancelled) }
+        if withLock({ _ in links.producerReleased && links.awaitsProducer }) { complete(.cancelled) }
     }
 
     /// Completes this future as cancelled now (a forcing token has just asked it). Its own
@@ -295,12 +299,12 @@ extension Future: CancelVoteTarget {
     /// completed nobody can receive the producer's result, so every consumer's vote is moot.
     /// The handlers' responses are ignored (the future has completed).
     @usableFromInline func forceCancel(thisFutureOnly: Bool) {
-        var releasedAnchor: ConsumerAnchor<Value>?  // dropped after unlocking
+        var releasedAnchor: AnyObject?  // dropped after unlocking
         guard let (completion, request) = withLock({ state -> (FutureState<Value>.Completion, FutureState<Value>.Request?)? in
             let request = state.forcedRequest()
             guard let completion = state.complete(.cancelled, disposal: thisFutureOnly ? .withdraw : .ask) else { return nil }
-            awaitsProducer = false
-            if anchor != nil { swap(&releasedAnchor, &anchor) }
+            links.awaitsProducer = false
+            if links.anchor != nil { swap(&releasedAnchor, &links.anchor) }
             return (completion, request)
         }) else {
             return
@@ -338,21 +342,21 @@ extension Future: CancelVoteTarget {
     /// `asynFunc`); otherwise failed with `FutureError.brokenPromise`.
     ///
     /// Called from `Promise.deinit`, which runs unspecialised: the usual case (completed, or
-    /// following) touches only ``awaitsProducer`` and the lock, no generic metadata. The lock
+    /// following) touches only `links` and the lock, no generic metadata. The lock
     /// is needed: a cancel token may force the future on another thread meanwhile.
     @inlinable func breakPromiseIfAbandoned() {
-        guard StripedLock.withLock(for: self, { awaitsProducer }) else { return }
+        guard StripedLock.withLock(for: self, { links.awaitsProducer }) else { return }
         breakPromise()
     }
 
     @usableFromInline func breakPromise() {
         let outcome = withLock { state -> FutureResult<Value>? in
-            guard awaitsProducer else { return nil }  // completed or started following meanwhile
+            guard links.awaitsProducer else { return nil }  // completed or started following meanwhile
             if state.requested { return .cancelled }
             if !state.requestHandlers.isEmpty {
                 // The next decided request runs the handlers, then completes the future if they
                 // did not (`completeIfAbandonedAfterRequest`); a forcing token completes it too.
-                producerReleased = true
+                links.producerReleased = true
                 return nil
             }
             return .failure(FutureError.brokenPromise)
