@@ -48,11 +48,11 @@ final class WaitForGraphStressTests: MisuseRecordingTestCase {
         var cycles: [String: Int] = [:]
         var edges: [String: Int] = [:]
         var failures: [String] = []
-        /// Rounds where a deadlock was reported and ended, yet another stuck part remained
-        /// (never silent: a report names it); the first one's diagnosis.
+        /// Rounds where a deadlock was reported and ended, yet another stuck part remained; the
+        /// first one's diagnosis.
         var reportedButStuck = 0
         var firstReportedButStuck: String?
-        /// Rounds that hung with no report: the wait-for graph's known gap, bounded below.
+        /// Rounds that hung with no report; the first one's diagnosis.
         var silentHangs = 0
         var firstSilentHang: String?
     }
@@ -98,19 +98,13 @@ final class WaitForGraphStressTests: MisuseRecordingTestCase {
             """)
         for failure in result.failures { XCTFail(failure) }
         guard result.failures.isEmpty else { return }
-        // A report always comes; that everything then finishes is the rule, with rare exceptions
-        // (a second stuck part no new wait leads to), which the note in Internals.md describes.
+        // Every round that hangs is a failure, printed in full (seed, round, graph, waits).
         if let first = result.firstReportedButStuck {
-            print("WaitForGraphStressTests: \(result.reportedButStuck) round(s) reported a deadlock but did not all finish; the first:\n\(first)")
+            XCTFail("\(result.reportedButStuck) round(s) reported a deadlock but did not all finish; the first:\n\(first)")
         }
-        XCTAssertLessThanOrEqual(result.reportedButStuck, max(1, rounds / 200), result.firstReportedButStuck ?? "")
-        // A silent hang is what the graph exists to prevent; about one round in several
-        // thousand still ends so (Internals.md, "The wait-for graph", known gaps). Each is
-        // printed in full; more than one in 1,000 fails.
         if let first = result.firstSilentHang {
-            print("WaitForGraphStressTests: \(result.silentHangs) round(s) hung with no report; the first:\n\(first)")
+            XCTFail("\(result.silentHangs) round(s) hung with no report; the first:\n\(first)")
         }
-        XCTAssertLessThanOrEqual(result.silentHangs, max(1, rounds / 1_000), result.firstSilentHang ?? "")
         // The generator is tuned so that both endings are common.
         let least = max(1, rounds / 50)
         XCTAssertGreaterThanOrEqual(result.clean, least, "too few rounds finished without a deadlock")
