@@ -238,7 +238,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         }
         // Read once the child is among the children, so that a cancel or a progress tracker
         // that comes later finds it there, and one that came before is seen here.
-        let (cancelRequest, tracker) = lock.withLock { (cancelRequestLocked, progressStorage.tracker) }
+        let (cancelRequest, tracker) = lock.withLock { (cancelRequestLocked, state.progress.tracker) }
         if let cancelRequest { cancelAsChild(child, groupErrors: cancelRequest) }
         guard enqueue(child) else {
             groupLock.withLock {

@@ -4,19 +4,19 @@ extension Procedure {
     /// This procedure's number and name (a number is given on first use).
     var instrumentationReference: ProcedureIdentity.Reference {
         lock.withLock { () -> ProcedureIdentity.Reference in
-            if instrumentation.id == 0 {
-                instrumentation.id = ProcedureInstrumentation.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+            if state.instrumentation.id == 0 {
+                state.instrumentation.id = ProcedureInstrumentation.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
             }
-            if let name = state.name { return .init(id: instrumentation.id, name: name) }
+            if let name = state.name { return .init(id: state.instrumentation.id, name: name) }
             // The type's name, worked out once per procedure (String(describing:) on a metatype
             // goes through reflection, dearer than all the rest of a record).
-            let typeName = instrumentation.withLinks { links in
+            let typeName = state.instrumentation.withLinks { links in
                 if let known = links.typeName { return known }
                 let name = _typeName(type(of: self), qualified: false)
                 links.typeName = name
                 return name
             }
-            return .init(id: instrumentation.id, name: typeName)
+            return .init(id: state.instrumentation.id, name: typeName)
         }
     }
 
@@ -24,7 +24,7 @@ extension Procedure {
     var instrumentationIdentity: ProcedureIdentity {
         let reference = instrumentationReference
         let (recordedParent, group, producer) = lock.withLock {
-            (instrumentation.links?.parent, instrumentation.links?.parentGroup, instrumentation.links?.producer)
+            (state.instrumentation.links?.parent, state.instrumentation.links?.parentGroup, state.instrumentation.links?.producer)
         }
         // The group's current name (it may have been named after its children were added).
         let parent = group?.instrumentationReference ?? recordedParent
@@ -39,7 +39,7 @@ extension Procedure {
             guard let group else { return }
             let parent = group.instrumentationReference
             lock.withLock {
-                instrumentation.withLinks {
+                state.instrumentation.withLinks {
                     $0.parent = parent
                     $0.parentGroup = group
                 }
@@ -47,7 +47,7 @@ extension Procedure {
         case .willProduce(let operation):
             guard let child = operation as? Procedure else { return }
             let producer = instrumentationReference
-            child.lock.withLock { child.instrumentation.withLinks { $0.producer = producer } }
+            child.lock.withLock { child.state.instrumentation.withLinks { $0.producer = producer } }
         default:
             return
         }
@@ -61,7 +61,7 @@ extension Procedure {
             dependencies = lock.withLock { state.dependencies }.map(\.instrumentationReference)
         }
         let identity = instrumentationIdentity
-        let createdAt = lock.withLock { instrumentation.createdAt }
+        let createdAt = lock.withLock { state.instrumentation.createdAt }
         return .init(identity: identity, createdAt: createdAt == 0 ? nil : createdAt, dependencies: dependencies)
     }
 }

@@ -73,7 +73,7 @@ public enum ProcedureInstrumentation {
     /// A procedure was created (call only when ``isActive``).
     static func procedureCreated(_ procedure: Procedure) {
         let now = Self.now()
-        procedure.lock.withLock { procedure.instrumentation.createdAt = now }
+        procedure.lock.withLock { procedure.state.instrumentation.createdAt = now }
     }
 
     /// Sends `kind` for `procedure` to the log and the attached instruments (call only when

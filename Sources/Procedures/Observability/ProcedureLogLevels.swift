@@ -131,16 +131,16 @@ extension ProcedureLog {
 extension Procedure {
     /// The raw value of this procedure's own log level, nil if it has none.
     var ownLogLevel: Int? {
-        lock.withLock { instrumentation.links?.ownLogLevel }
+        lock.withLock { state.instrumentation.links?.ownLogLevel }
     }
 
     /// Sets (a raw level, ``ProcedureLogLevels/off`` for off) or clears (nil) this procedure's
     /// own log level, keeping ``ProcedureLogLevels/ownLevelCount`` in step.
     func setOwnLogLevel(_ raw: Int?) {
         lock.withLock {
-            let had = instrumentation.links?.ownLogLevel != nil
+            let had = state.instrumentation.links?.ownLogLevel != nil
             guard had || raw != nil else { return }
-            instrumentation.withLinks { $0.ownLogLevel = raw }
+            state.instrumentation.withLinks { $0.ownLogLevel = raw }
             let has = raw != nil
             if had != has { ProcedureLogLevels.ownLevelsChanged(by: has ? 1 : -1) }
         }
@@ -149,6 +149,6 @@ extension Procedure {
     /// Called by the deinitializer of a procedure that has instrumentation links: a procedure
     /// with a level of its own stops counting when it goes.
     func forgetOwnLogLevel() {
-        if instrumentation.links?.ownLogLevel != nil { ProcedureLogLevels.ownLevelsChanged(by: -1) }
+        if state.instrumentation.links?.ownLogLevel != nil { ProcedureLogLevels.ownLevelsChanged(by: -1) }
     }
 }

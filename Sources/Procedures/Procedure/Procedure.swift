@@ -47,14 +47,11 @@ import Synchronization
 ///   finish promptly.
 /// - Finished twice: the second call is ignored and reported to ``ProcedureMisuse``.
 open class Procedure: Operation, @unchecked Sendable {
-    // @unchecked: `state`, `instrumentation` and `progressStorage` are read and written only
-    // under `lock`; `memberSlot` is atomic.
+    // @unchecked: `state` is read and written only under `lock`; `memberSlot` is atomic.
     let lock = InlineLock()
     // Always accessed under `lock`, so Swift's dynamic exclusivity checks, run at every
     // access, would find nothing.
     @exclusivity(unchecked) var state = ProcedureState()
-    /// Its number, creation time, group and producer for logs and traces (under `lock`).
-    @exclusivity(unchecked) var instrumentation = InstrumentationFields()
     /// Where the procedure sits in its ``ProcedureQueue``'s list of members, written under that
     /// queue's lock. Atomic (relaxed) because two queues racing to add one procedure (a misuse
     /// that one of them refuses) both write it; a queue checks the index against its own list
@@ -64,9 +61,6 @@ open class Procedure: Operation, @unchecked Sendable {
         get { memberSlot.load(ordering: .relaxed) }
         set { memberSlot.store(newValue, ordering: .relaxed) }
     }
-    /// Its progress: units reported while nobody tracks it, or its tracker, made on first use
-    /// (see Progress/Procedure+Progress.swift); under `lock`.
-    @exclusivity(unchecked) var progressStorage = ProgressStorage.untracked(nil)
     /// What it is to the code that handles every procedure alike (see ``ProcedureRole``).
     let role: ProcedureRole
 
@@ -86,7 +80,7 @@ open class Procedure: Operation, @unchecked Sendable {
 
     deinit {
         // A procedure with a log level of its own stops counting (its links box holds it).
-        if instrumentation.links != nil { forgetOwnLogLevel() }
+        if state.instrumentation.links != nil { forgetOwnLogLevel() }
     }
 
     // MARK: - Subclass hooks

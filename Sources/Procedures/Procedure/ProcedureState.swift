@@ -36,6 +36,11 @@ struct ProcedureState: ~Copyable {
     var gate: ConditionGate?
     /// Its own timeout (the first `timeout(after:)`), if it has one.
     var timeout: ProcedureTimeout?
+    /// Its number, creation time, group and producer for logs and traces.
+    var instrumentation = InstrumentationFields()
+    /// Its progress: units reported while nobody tracks it, or its tracker, made on first use
+    /// (see Progress/Procedure+Progress.swift).
+    var progress = ProgressStorage.untracked(nil)
 
     // Read-only views of the lifecycle, for the many places that only ask.
     var phase: ProcedurePhase { lifecycle.phase }

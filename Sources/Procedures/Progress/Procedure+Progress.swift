@@ -136,11 +136,11 @@ extension Procedure {
         let source = self as? ProgressUnitsSource
         let made = ProgressTracker(procedure: self, source: source)
         let (existing, reported) = lock.withLock { () -> (ProgressTracker?, ProgressUnits?) in
-            switch progressStorage {
+            switch state.progress {
             case .tracked(let tracker):
                 return (tracker, nil)
             case .untracked(let units):
-                progressStorage = .tracked(made)
+                state.progress = .tracked(made)
                 return (nil, units)
             }
         }
@@ -163,16 +163,16 @@ extension Procedure {
     }
 
     /// The tracker, if someone asked for the progress.
-    var existingProgressTracker: ProgressTracker? { lock.withLock { progressStorage.tracker } }
+    var existingProgressTracker: ProgressTracker? { lock.withLock { state.progress.tracker } }
 
     /// Records units reported by the procedure (under `lock`): kept here while nobody tracks
     /// the progress; returns the tracker to give them to otherwise.
     func recordProgressLocked(_ units: ProgressUnits) -> ProgressTracker? {
-        switch progressStorage {
+        switch state.progress {
         case .tracked(let tracker):
             return tracker
         case .untracked:
-            progressStorage = .untracked(units)
+            state.progress = .untracked(units)
             return nil
         }
     }

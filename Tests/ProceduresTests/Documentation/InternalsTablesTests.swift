@@ -62,6 +62,9 @@ final class InternalsTablesTests: XCTestCase {
             enums: ["ExclusivityRequest.Status", "StartClaim"],
             section: "Categories and slots: give back while waiting"),
         Machine(
+            source: "Sources/Procedures/Conditions/ExclusivityState.swift", enums: [], eventsOf: ["ExclusivityState"],
+            section: "Categories and slots: give back while waiting"),
+        Machine(
             source: "Sources/Procedures/Procedure/WaitForGraph.swift", enums: ["WaitEdge.Kind"],
             section: "The wait-for graph"),
         Machine(

@@ -215,7 +215,7 @@ final class QuietLoggingTests: LogTestCase {
         ProcedureLog.minimumLevel = .warning
         let procedure = TestProcedure()
         wait(for: procedure)
-        XCTAssertEqual(procedure.lock.withLock { procedure.instrumentation.id }, 0, "no identity was built")
+        XCTAssertEqual(procedure.lock.withLock { procedure.state.instrumentation.id }, 0, "no identity was built")
         XCTAssertTrue(sink.entries(about: procedure).isEmpty)
     }
 }
