@@ -44,8 +44,8 @@ public final class TimeoutObserver: ConditionWaitObserver, @unchecked Sendable {
     /// The clock the timeout is measured on.
     public let clock: any ProcedureClock
 
-    // Unchecked: only touched under this object's stripe, which already excludes every other access.
-    @exclusivity(unchecked) private var timers = Timers.none
+    // Only touched under this object's stripe (off the hot path: the runtime's exclusivity check stays on).
+    private var timers = Timers.none
 
     /// The pending timeout of each procedure watched; almost always exactly one.
     private enum Timers {

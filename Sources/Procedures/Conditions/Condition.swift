@@ -46,8 +46,8 @@ open class Condition: @unchecked Sendable {
         var requirements = DependencyRequirements.none
     }
 
-    // Unchecked: only touched under `Condition.lock`, which already makes each access exclusive.
-    @exclusivity(unchecked) private var settings = Settings()
+    // Only touched under `Condition.lock` (read a few times per procedure: the exclusivity check stays on).
+    private var settings = Settings()
     /// Set (under `lock`, never cleared) once the condition is given a dependency, a produced
     /// procedure or requirements. Most conditions never are, and checking them then takes no
     /// lock: one acquiring load, which orders the settings made before it was set.

@@ -89,8 +89,8 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultGr
     private let policy: FailurePolicy
     private let maker: Maker
     private let batchLock = InlineLock()
-    // Unchecked: only touched under `batchLock`, which already excludes every other access.
-    @exclusivity(unchecked) private var batch = State()
+    // Only touched under `batchLock` (a few accesses per element: the exclusivity check stays on).
+    private var batch = State()
 
     /// The elements; set it directly or inject it. Until the batch executes, its progress
     /// counts them as its total (a batch whose input is not known yet has an unknown total).
