@@ -328,13 +328,21 @@ open class Procedure: Operation, @unchecked Sendable {
     /// False only if it certainly waits for nothing the library tracks (it simply runs):
     /// a cheap test before a search of the wait-for graph.
     var mayWait: Bool {
-        let (phase, takingBack, owner) = lock.withLock { (state.phase, state.gate?.isTakingCategoriesBack ?? false, state.owner) }
+        // Decided under the lock from what each phase needs, so that nothing is retained.
+        let (phase, leadsFurther) = lock.withLock { () -> (ProcedurePhase, Bool) in
+            let phase = state.phase
+            switch phase {
+            case .initial, .finishing, .finished, .waiting: return (phase, false)
+            // Ready, it waits only for a slot, which leads further only if a holder waits itself.
+            case .ready: return (phase, state.owner?.scheduler.hasWaitingHolders ?? false)
+            case .started, .executing: return (phase, state.gate?.isTakingCategoriesBack ?? false)
+            }
+        }
         switch phase {
         case .initial, .finishing, .finished: return false
         case .waiting: return true
-        // Ready, it waits only for a slot, which leads further only if a holder waits itself.
-        case .ready: return owner.map { $0.scheduler.hasWaitingHolders } ?? false
-        case .started, .executing: return takingBack || !waitedForWhileRunning.isEmpty
+        case .ready: return leadsFurther
+        case .started, .executing: return leadsFurther || !waitedForWhileRunning.isEmpty
         }
     }
 
