@@ -243,7 +243,9 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         }
         guard submit else { return }
         // Not granted at once: a wait that may close a cycle (a category its enclosing group holds, say).
-        if !ExclusivityManager.shared.submit(self, for: distinct, by: procedure), ExclusivityManager.shared.blockersMayWait(self) {
+        if !ExclusivityManager.shared.submit(self, for: distinct, by: procedure), WaitForGraph.categoryOrSlotWaitMayCycle,
+            ExclusivityManager.shared.blockersMayWait(self)
+        {
             WaitForGraph.checkWaits(of: procedure)
         }
     }
@@ -262,7 +264,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         // It holds a slot while it waits: a slot holder a wait for a slot can lead back from.
         scheduler.holderBeganWaiting()
         guard ExclusivityManager.shared.rejoin(self) else {
-            WaitForGraph.checkWaits(of: procedure)
+            if WaitForGraph.categoryOrSlotWaitMayCycle { WaitForGraph.checkWaits(of: procedure) }
             return false
         }
         // Granted at once, unless a cancel took the start meanwhile (and starts it itself).

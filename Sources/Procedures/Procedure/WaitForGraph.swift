@@ -57,6 +57,15 @@ enum WaitForGraph {
     /// dependencies alone, which `checkForCycle` finds; a dependency wait is then not searched.
     static let liveGroups = Atomic<Int>(0)
 
+    /// True if a wait for a category or a slot can close a cycle: only while a group exists.
+    /// Without one, what holds a category or a slot and waits is a procedure taking its
+    /// categories back, and those are granted in one order across every line (returning ones
+    /// by when they rejoined, ahead of the rest by when they asked): the first is granted, so
+    /// categories and slots alone never close a cycle.
+    static var categoryOrSlotWaitMayCycle: Bool {
+        liveGroups.load(ordering: .relaxed) > 0
+    }
+
     /// True if a wait other than a dependency can exist (a group, a category in use).
     static var mayHaveWaitsBeyondDependencies: Bool {
         liveGroups.load(ordering: .relaxed) > 0 || ExclusivityManager.shared.linesInUse.load(ordering: .relaxed) > 0
