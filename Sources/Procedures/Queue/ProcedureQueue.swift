@@ -150,21 +150,6 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         enqueue(operation)
     }
 
-    // The parts of `state` that `enqueue` and `removeMember` name, read and written in place.
-    private var members: MemberList {
-        _read { yield state.members }
-        _modify { yield &state.members }
-    }
-    private var plainMembers: [ObjectIdentifier: PlainOperationRunner] {
-        _read { yield state.plainMembers }
-        _modify { yield &state.plainMembers }
-    }
-    private var finishedUnreleased: [Procedure] {
-        _read { yield state.finishedUnreleased }
-        _modify { yield &state.finishedUnreleased }
-    }
-    private var pendingBarrier: BarrierProcedure? { state.pendingBarrier }
-
     /// Adds `operation` to this queue; false if it could not be adopted (the misuse is reported).
     @discardableResult
     func enqueue(_ operation: Operation) -> Bool {
@@ -187,11 +172,11 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
             if let runner = procedure.asOperationRunner {
                 // A plain operation's second add would start it twice (Foundation stops the
                 // process then); a procedure's is reported by its claim.
-                guard plainMembers.updateValue(runner, forKey: ObjectIdentifier(operation)) == nil else { return nil }
+                guard state.plainMembers.updateValue(runner, forKey: ObjectIdentifier(operation)) == nil else { return nil }
             }
-            members.append(procedure)
-            if !finishedUnreleased.isEmpty { swap(&finished, &finishedUnreleased) }
-            return (storedDelegate, pendingBarrier)
+            state.members.append(procedure)
+            if !state.finishedUnreleased.isEmpty { swap(&finished, &state.finishedUnreleased) }
+            return (storedDelegate, state.pendingBarrier)
         }
         finished = []  // released here, outside the lock: their deinits are user code
         guard let (delegate, barrier) = added else {
@@ -215,8 +200,8 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
     /// and the procedure's index may be another queue's (two queues raced to add it): look for
     /// it instead (a misuse's cost).
     private func removeMember(_ procedure: Procedure, adoptedElsewhere: Bool) -> Procedure? {
-        if let runner = procedure.asOperationRunner { plainMembers[ObjectIdentifier(runner.operation)] = nil }
-        let removed = members.remove(procedure, trustIndex: !adoptedElsewhere)
+        if let runner = procedure.asOperationRunner { state.plainMembers[ObjectIdentifier(runner.operation)] = nil }
+        let removed = state.members.remove(procedure, trustIndex: !adoptedElsewhere)
         if !adoptedElsewhere { procedure.memberIndex = -1 }
         return removed
     }
