@@ -264,7 +264,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         // It holds a slot while it waits: a slot holder a wait for a slot can lead back from.
         scheduler.holderBeganWaiting()
         guard ExclusivityManager.shared.rejoin(self) else {
-            if WaitForGraph.categoryOrSlotWaitMayCycle { WaitForGraph.checkWaits(of: procedure) }
+            WaitForGraph.checkCategoryOrSlotWait(of: procedure)
             return false
         }
         // Granted at once, unless a cancel took the start meanwhile (and starts it itself).

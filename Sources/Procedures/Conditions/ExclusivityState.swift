@@ -163,8 +163,7 @@ struct ExclusivityState {
         func run() {
             first?.exclusivityGranted()
             for procedure in more { procedure.exclusivityGranted() }
-            guard !waitsToCheck.isEmpty, WaitForGraph.categoryOrSlotWaitMayCycle else { return }
-            for procedure in waitsToCheck { WaitForGraph.checkWaits(of: procedure) }
+            for procedure in waitsToCheck { WaitForGraph.checkCategoryOrSlotWait(of: procedure) }
         }
     }
 }

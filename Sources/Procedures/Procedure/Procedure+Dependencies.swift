@@ -134,7 +134,7 @@ extension Procedure {
     /// A wait for a slot of `scheduler` began: only a slot holder that waits itself can lead
     /// back here, so the wait-for graph is searched only if it has one.
     func checkSlotWait(on scheduler: ProcedureScheduler) {
-        if WaitForGraph.categoryOrSlotWaitMayCycle, scheduler.hasWaitingHolders { WaitForGraph.checkWaits(of: self) }
+        if scheduler.hasWaitingHolders { WaitForGraph.checkCategoryOrSlotWait(of: self) }
     }
 
     /// True while the procedure waits in a queue for its dependencies.

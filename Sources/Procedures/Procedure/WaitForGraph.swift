@@ -262,6 +262,13 @@ enum WaitForGraph {
         return check(waits, limit: limit)
     }
 
+    /// As ``checkWaits(of:limit:)``, for a wait for a category or a slot that began: only
+    /// while a group exists can one close a cycle (see ``categoryOrSlotWaitMayCycle``).
+    static func checkCategoryOrSlotWait(of waiter: Procedure) {
+        guard categoryOrSlotWaitMayCycle else { return }
+        checkWaits(of: waiter)
+    }
+
     /// Looks for a cycle that `waits` (of one procedure) close, and ends it if there is one.
     /// `prospective`: the waits are about to begin (a condition's dependencies); a cycle
     /// through their waiter then ends by cancelling it, and true tells the caller not to
