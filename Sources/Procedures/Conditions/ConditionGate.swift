@@ -51,6 +51,9 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
     /// its procedure finishes. Under the procedure's lock.
     var request: ExclusivityRequest? { machine.hasClaimed ? self : nil }
 
+    /// Whether it has asked for categories (``request`` is not nil). Under the procedure's lock.
+    var hasClaimedCategories: Bool { machine.hasClaimed }
+
     // The gate keeps no reference to its procedure (the procedure holds the gate): every
     // call carries the procedure, whose lock guards the gate, and keeps it alive meanwhile.
     override init() {}

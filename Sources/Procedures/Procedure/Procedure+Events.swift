@@ -120,8 +120,8 @@ extension Procedure {
             case .alreadyFinishing:
                 return nil
             case .begin(let errors, let owner):
-                defer { state.timeout?.timer = nil }
-                return (errors, owner, state.observers, state.timeout?.timer)
+                let timer = state.timeout.flatMap { exchange(&$0.timer, with: nil) }
+                return (errors, owner, state.observers, timer)
             }
         }) else { return }
         // A procedure that is finishing can no longer time out.
@@ -132,15 +132,13 @@ extension Procedure {
         owner?.procedureWillFinish(self, errors: errors)
 
         willChangeValue(forKey: "isFinished")  // KVO on Apple platforms; nothing on corelibs
+        // Taken out (no reference counting), as the procedure keeps none of them. Letting go of
+        // the dependencies frees a long finished chain link by link instead of by one deep
+        // recursion of deinits.
         let (listeners, finalObservers, gate, (slot, cancelled), formerDependencies) = lock.withLock {
-            defer {
-                state.readinessListeners = []
-                state.observers = []
-                // Let go of the dependencies, so that a long finished chain is freed link by
-                // link instead of by one deep recursion of deinits.
-                state.dependencies = []
-            }
-            return (state.readinessListeners, state.observers, state.gate, state.lifecycle.finish(), state.dependencies)
+            let finished = state.lifecycle.finish()
+            return (exchange(&state.readinessListeners, with: []), exchange(&state.observers, with: []), state.gate,
+                    finished, exchange(&state.dependencies, with: []))
         }
         // The slot goes to the next ready procedure now: what follows is bookkeeping and hooks.
         slot?.didFinish()

@@ -48,7 +48,11 @@ extension Procedure {
     /// (or gives a slot back to one that asked for it again). The slot is given back when the
     /// procedure has finished.
     func run(scheduledBy scheduler: ProcedureScheduler) {
-        let (grant, gate) = lock.withLock { (state.lifecycle.slotGranted(), state.gate?.request == nil ? nil : state.gate) }
+        let (grant, gate) = lock.withLock { () -> (ProcedureLifecycle.SlotGrant, ConditionGate?) in
+            let grant = state.lifecycle.slotGranted()
+            guard let gate = state.gate, gate.hasClaimedCategories else { return (grant, nil) }
+            return (grant, gate)
+        }
         switch grant {
         case .start(let owner):
             if let gate, !gate.takeCategoriesBack(for: self, owner: owner, scheduler: scheduler) { return }

@@ -31,8 +31,9 @@ struct ProcedureLifecycle: ~Copyable {
 // MARK: - Transitions
 
 // Each transition takes the stage out (`consume`), so that its payload moves into the next
-// stage instead of being copied, and puts a stage back on every path. Those every procedure
-// goes through are inlined into the critical sections that call them.
+// stage instead of being copied, and puts a stage back on every path. A reference-counted
+// field read from a payload is a copy, so the hot transitions `exchange` it out instead. Those
+// every procedure goes through are inlined into the critical sections that call them.
 extension ProcedureLifecycle {
     /// Conditions or categories were added: only while initial. False (too late) otherwise.
     mutating func addGate() -> Bool {
@@ -133,8 +134,9 @@ extension ProcedureLifecycle {
             action = .checkConditions
             return .waiting(waiting)
         }
-        action = waiting.owner.map { .schedule($0.scheduler) } ?? .start
-        return .ready(Ready(owner: waiting.owner, fate: waiting.fate))
+        let owner = exchange(&waiting.owner, with: nil)
+        action = owner.map { .schedule($0.scheduler) } ?? .start
+        return .ready(Ready(owner: owner, fate: waiting.fate))
     }
 
     // MARK: Cancelling and finishing requests
@@ -257,8 +259,8 @@ extension ProcedureLifecycle {
     @inline(__always) mutating func slotGranted() -> SlotGrant {
         let current = (consume self).stage
         switch consume current {
-        case .ready(let ready):
-            let owner = ready.owner
+        case .ready(var ready):
+            let owner = exchange(&ready.owner, with: nil)
             precondition(owner != nil, "internal error: a procedure without an owner was given a slot")
             self = Self(stage: .running(Running(owner: owner, slot: .held, fate: ready.fate)))
             return .start(owner: owner)
@@ -422,11 +424,11 @@ extension ProcedureLifecycle {
     @inline(__always) mutating func beginFinishing() -> FinishStep {
         let current = (consume self).stage
         switch consume current {
-        case .running(let running):
-            var errors = running.fate.errors
+        case .running(var running):
+            var errors = exchange(&running.fate.errors, with: [])
             // Most procedures finish without errors: skip the append, which costs an
             // allocation check even for two empty arrays.
-            if let finishErrors = running.fate.finishRequest, !finishErrors.isEmpty {
+            if let finishErrors = exchange(&running.fate.finishRequest, with: nil), !finishErrors.isEmpty {
                 if errors.isEmpty { errors = finishErrors } else { errors.append(contentsOf: finishErrors) }
             }
             let holdsSlot: Bool
@@ -434,7 +436,7 @@ extension ProcedureLifecycle {
             case .held: holdsSlot = true
             default: holdsSlot = false
             }
-            let owner = running.owner
+            let owner = exchange(&running.owner, with: nil)
             self = Self(stage: .finishing(Finishing(owner: owner, errors: errors, cancellation: running.fate.cancellation, holdsSlot: holdsSlot)))
             return .begin(errors: errors, owner: owner)
         case .finishing(let finishing):
@@ -454,10 +456,11 @@ extension ProcedureLifecycle {
     @inline(__always) mutating func finish() -> (slot: ProcedureScheduler?, cancelled: Bool) {
         let current = (consume self).stage
         switch consume current {
-        case .finishing(let finishing):
+        case .finishing(var finishing):
             let slot = finishing.holdsSlot ? finishing.owner?.scheduler : nil
             let cancelled = finishing.cancellation == .cancelled
-            self = Self(stage: .finished(Finished(errors: finishing.errors, cancellation: finishing.cancellation)))
+            let errors = exchange(&finishing.errors, with: [])
+            self = Self(stage: .finished(Finished(errors: errors, cancellation: finishing.cancellation)))
             return (slot, cancelled)
         case let other:
             self = Self(stage: other)

@@ -13,19 +13,12 @@ struct ProcedureState: ~Copyable {
 
     /// Procedures this one depends on (what `addDependency` recorded).
     var dependencies: [Procedure] = []
-    /// Set once a plain `Operation` dependency was added (Foundation records those).
-    var hasPlainDependencies = false
     /// Procedures waiting on this one; told when it finishes.
     var waiters: [Procedure] = []
-    /// Set once the waiters were told of the finish (after Foundation was): later waiters
-    /// find the procedure finished.
-    var waitersReleased = false
     /// Dependents outside any ProcedureQueue that asked for `isReady` (a plain
     /// `OperationQueue` does when they are added to it): they hear `isReady` change when this
     /// procedure finishes, since such a queue re-reads it only when told.
     var readinessListeners: [Procedure] = []
-    /// Set once this procedure has registered as a readiness listener with its dependencies.
-    var listensForReadiness = false
     /// The future of this procedure's outcome (see Bridges): one per procedure, so that every
     /// consumer shares it and the tree rule of cancellation holds.
     var completionFuture: AnyObject?
@@ -41,6 +34,15 @@ struct ProcedureState: ~Copyable {
     /// Its progress: units reported while nobody tracks it, or its tracker, made on first use
     /// (see Progress/Procedure+Progress.swift).
     var progress = ProgressStorage.untracked(nil)
+
+    // The flags sit together, after the rest, so that they share one word.
+    /// Set once a plain `Operation` dependency was added (Foundation records those).
+    var hasPlainDependencies = false
+    /// Set once the waiters were told of the finish (after Foundation was): later waiters
+    /// find the procedure finished.
+    var waitersReleased = false
+    /// Set once this procedure has registered as a readiness listener with its dependencies.
+    var listensForReadiness = false
 
     // Read-only views of the lifecycle, for the many places that only ask.
     var phase: ProcedurePhase { lifecycle.phase }
