@@ -12,8 +12,10 @@ struct ConditionGateStateMachine {
     /// How a procedure that was given a slot while it waits to take its categories back is
     /// started once it has them.
     struct ReturningStart {
-        let owner: (any ProcedureOwner)?
-        let scheduler: ProcedureScheduler
+        let owner: any ProcedureOwner
+        /// The scheduler that gave it the slot (its owner's; not stored, so that the gate stays
+        /// small).
+        var scheduler: ProcedureScheduler { owner.scheduler }
     }
 
     /// Where the current condition's answer is.

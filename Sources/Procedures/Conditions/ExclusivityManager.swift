@@ -18,6 +18,7 @@ class ExclusivityRequest: @unchecked Sendable {
     }
 
     /// Its place in the manager's lines, the request's share of the manager's state.
+    // The words first and the bytes last: the claim is part of every exclusive procedure's gate.
     struct Claim {
         /// Set by `submit`, with `procedure`.
         var categories: [String] = []
@@ -26,17 +27,17 @@ class ExclusivityRequest: @unchecked Sendable {
         /// (the usual case) allocates no array.
         var firstLine: ExclusivityManager.Line?
         var otherLines: [ExclusivityManager.Line] = []
-        var status = Status.new
         /// How many of its lines it is not yet first in.
         var missingHeads = 0
-        /// Set once its procedure started holding the categories: from then on it never steps aside.
-        var started = false
-        /// True while it waits, holding a slot, to take back the categories it gave back.
-        var isReturning = false
         /// The procedure making the request: told when the request is granted (its condition
         /// gate opens), and named to a waiter asking who holds a category. Dropped when the
         /// request is withdrawn (a withdrawn request may linger in a line).
         var procedure: Procedure?
+        var status = Status.new
+        /// Set once its procedure started holding the categories: from then on it never steps aside.
+        var started = false
+        /// True while it waits, holding a slot, to take back the categories it gave back.
+        var isReturning = false
     }
 
     // Unchecked: only touched under the manager's lock, which already makes each access exclusive.

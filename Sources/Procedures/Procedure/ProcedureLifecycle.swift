@@ -247,7 +247,7 @@ extension ProcedureLifecycle {
 
     enum SlotGrant {
         /// Ready: it starts, with this owner.
-        case start(owner: (any ProcedureOwner)?)
+        case start(owner: any ProcedureOwner)
         /// Running, it asked for its slot again: run this.
         case resume(@Sendable () -> Void)
         /// It finished while it waited for the slot: give the slot straight back.
@@ -260,8 +260,9 @@ extension ProcedureLifecycle {
         let current = (consume self).stage
         switch consume current {
         case .ready(var ready):
-            let owner = exchange(&ready.owner, with: nil)
-            precondition(owner != nil, "internal error: a procedure without an owner was given a slot")
+            guard let owner = exchange(&ready.owner, with: nil) else {
+                preconditionFailure("internal error: a procedure without an owner was given a slot")
+            }
             self = Self(stage: .running(Running(owner: owner, slot: .held, fate: ready.fate)))
             return .start(owner: owner)
         case .running(var running):

@@ -157,13 +157,13 @@ final class ConditionGateStateMachineTests: XCTestCase {
 
     func testAStartWaitingForCategoriesToComeBackIsTakenOnce() {
         var machine = Machine()
-        let scheduler = ProcedureScheduler()
+        let owner = StandInOwner()
         _ = machine.claim(["disk"], cancelled: false)
         XCTAssertNil(machine.takeReturningStart(), "it waits for nothing yet")
-        machine.awaitCategoriesBack(.init(owner: nil, scheduler: scheduler))
+        machine.awaitCategoriesBack(.init(owner: owner))
         XCTAssertTrue(machine.isTakingCategoriesBack)
         XCTAssertTrue(machine.hasClaimed)
-        XCTAssertTrue(machine.takeReturningStart()?.scheduler === scheduler)
+        XCTAssertTrue(machine.takeReturningStart()?.scheduler === owner.scheduler, "it starts on its owner's scheduler")
         XCTAssertFalse(machine.isTakingCategoriesBack)
         XCTAssertNil(machine.takeReturningStart(), "taken once: a racing cancel finds nothing to start")
         XCTAssertTrue(machine.hasClaimed, "it holds its categories again")
