@@ -65,8 +65,10 @@ class StepsTestCase: XCTestCase {
         // reordered between the last chunk and the exit.
         let collected = LockedBox(Data())
         let errors = LockedBox(Data())
-        let outputEnded = expectation(description: "standard output closed")
-        let errorsEnded = expectation(description: "standard error closed")
+        // Latches, not expectations: after a timeout, an orphan of the killed run may close its
+        // output long after this test ended, and fulfilling an expectation then is fatal.
+        let outputEnded = Latch()
+        let errorsEnded = Latch()
         Thread.detachNewThread {
             while true {
                 let data = out.fileHandleForReading.availableData
@@ -74,7 +76,7 @@ class StepsTestCase: XCTestCase {
                 let text = collected.mutate { $0.append(data); return String(decoding: $0, as: UTF8.self) }
                 onOutput?(text, process)
             }
-            outputEnded.fulfill()
+            outputEnded.set()
         }
         Thread.detachNewThread {
             while true {
@@ -82,17 +84,24 @@ class StepsTestCase: XCTestCase {
                 if data.isEmpty { break }
                 errors.mutate { $0.append(data) }
             }
-            errorsEnded.fulfill()
+            errorsEnded.set()
         }
-        let exited = expectation(description: "steps exited")
-        process.terminationHandler = { _ in exited.fulfill() }
+        let exited = Latch()
+        process.terminationHandler = { _ in exited.set() }
         let start = Date()
         try process.run()
-        if XCTWaiter().wait(for: [exited, outputEnded, errorsEnded], timeout: timeout) != .completed {
+        let deadline = start.addingTimeInterval(timeout)
+        if ![exited, outputEnded, errorsEnded].allSatisfy({ $0.wait(until: deadline) }) {
             // Killed, so that the exit status can be read and the run goes on to other tests.
             XCTFail("steps \(arguments.joined(separator: " ")) did not end within \(timeout) s; killed")
             kill(process.processIdentifier, SIGKILL)
-            wait(for: [exited, outputEnded, errorsEnded], timeout: 10)
+            let grace = Date().addingTimeInterval(10)
+            guard exited.wait(until: grace) else {
+                XCTFail("steps \(arguments.joined(separator: " ")) did not exit after SIGKILL")
+                return Run(status: -1, output: String(decoding: collected.value, as: UTF8.self), errors: String(decoding: errors.value, as: UTF8.self), seconds: Date().timeIntervalSince(start))
+            }
+            // What it left running may hold its output open: read what came, up to the grace period.
+            _ = outputEnded.wait(until: grace) && errorsEnded.wait(until: grace)
         }
         let seconds = Date().timeIntervalSince(start)
         return Run(status: process.terminationStatus, output: String(decoding: collected.value, as: UTF8.self), errors: String(decoding: errors.value, as: UTF8.self), seconds: seconds)
