@@ -282,8 +282,11 @@ enum WaitForGraph {
         end(found, victim: prospective && throughStart ? found[0] : nil)
         if prospective { return throughStart }
         // Its procedures may be stuck in another cycle too (the victim's cancel has taken
-        // effect by now): look again from each, a bounded number of times.
+        // effect by now): look again from each, a bounded number of times. So may the waiter,
+        // when the cycle found lay beyond it (a slot held by a group waiting for two children
+        // each stuck in a cycle of its own): it is looked at last.
         var pending = found.map(\.waiter)
+        if !throughStart { pending.insert(start, at: 0) }
         var ended = 1
         while let waiter = pending.popLast(), ended < 16 {
             guard waiter.mayWait else { continue }
