@@ -261,9 +261,9 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
 
     /// The procedure was given a slot: true if it starts now; false if it first takes back
     /// the categories it gave back while it waited for the slot (it is started once it has).
-    func takeCategoriesBack(for procedure: Procedure, owner: any ProcedureOwner, scheduler: ProcedureScheduler) -> Bool {
+    func takeCategoriesBack(for procedure: Procedure, owner: any ProcedureOwner) -> Bool {
         guard case .rejoin = ExclusivityManager.shared.claimForStart(self) else { return true }
-        assert(owner.scheduler === scheduler, "internal error: a procedure was given a slot by a scheduler other than its owner's")
+        let scheduler = owner.scheduler  // the one that gave the slot
         procedure.lock.withLock { machine.awaitCategoriesBack(.init(owner: owner)) }
         // It holds a slot while it waits: a slot holder a wait for a slot can lead back from.
         scheduler.holderBeganWaiting()

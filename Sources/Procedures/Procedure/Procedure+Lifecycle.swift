@@ -55,7 +55,7 @@ extension Procedure {
         }
         switch grant {
         case .start(let owner):
-            if let gate, !gate.takeCategoriesBack(for: self, owner: owner, scheduler: scheduler) { return }
+            if let gate, !gate.takeCategoriesBack(for: self, owner: owner) { return }
             CurrentOwner.with(owner) { send(.start) }
         case .resume(let onGranted): onGranted()
         case .unwanted: scheduler.didFinish()

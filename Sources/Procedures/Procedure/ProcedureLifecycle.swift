@@ -277,15 +277,12 @@ extension ProcedureLifecycle {
                 self = Self(stage: .running(running))
                 preconditionFailure("internal error: a running procedure was given a slot it did not ask for")
             }
-        case .finishing(let finishing):
-            self = Self(stage: .finishing(finishing))
-            return .unwanted
-        case .finished(let finished):
-            self = Self(stage: .finished(finished))
-            return .unwanted
         case let other:
             self = Self(stage: other)
-            preconditionFailure("internal error: a procedure was given a slot in phase \(phase)")
+            guard phase >= .finishing else {
+                preconditionFailure("internal error: a procedure was given a slot in phase \(phase)")
+            }
+            return .unwanted
         }
     }
 
@@ -440,15 +437,12 @@ extension ProcedureLifecycle {
             let owner = exchange(&running.owner, with: nil)
             self = Self(stage: .finishing(Finishing(owner: owner, errors: errors, cancellation: running.fate.cancellation, holdsSlot: holdsSlot)))
             return .begin(errors: errors, owner: owner)
-        case .finishing(let finishing):
-            self = Self(stage: .finishing(finishing))
-            return .alreadyFinishing
-        case .finished(let finished):
-            self = Self(stage: .finished(finished))
-            return .alreadyFinishing
         case let other:
             self = Self(stage: other)
-            preconditionFailure("internal error: a procedure handled its finish event in phase \(phase), before it started")
+            guard phase >= .finishing else {
+                preconditionFailure("internal error: a procedure handled its finish event in phase \(phase), before it started")
+            }
+            return .alreadyFinishing
         }
     }
 
