@@ -65,10 +65,10 @@ class StepsTestCase: XCTestCase {
         // reordered between the last chunk and the exit.
         let collected = LockedBox(Data())
         let errors = LockedBox(Data())
-        // Latches, not expectations: after a timeout, an orphan of the killed run may close its
-        // output long after this test ended, and fulfilling an expectation then is fatal.
-        let outputEnded = Latch()
-        let errorsEnded = Latch()
+        // Arrival counts, not expectations: after a timeout, an orphan of the killed run may close
+        // its output long after this test ended, and fulfilling an expectation then is fatal.
+        let outputEnded = ArrivalCount()
+        let errorsEnded = ArrivalCount()
         Thread.detachNewThread {
             while true {
                 let data = out.fileHandleForReading.availableData
@@ -76,7 +76,7 @@ class StepsTestCase: XCTestCase {
                 let text = collected.mutate { $0.append(data); return String(decoding: $0, as: UTF8.self) }
                 onOutput?(text, process)
             }
-            outputEnded.set()
+            outputEnded.arrive()
         }
         Thread.detachNewThread {
             while true {
@@ -84,10 +84,10 @@ class StepsTestCase: XCTestCase {
                 if data.isEmpty { break }
                 errors.mutate { $0.append(data) }
             }
-            errorsEnded.set()
+            errorsEnded.arrive()
         }
-        let exited = Latch()
-        process.terminationHandler = { _ in exited.set() }
+        let exited = ArrivalCount()
+        process.terminationHandler = { _ in exited.arrive() }
         let start = Date()
         try process.run()
         let deadline = start.addingTimeInterval(timeout)

@@ -4,32 +4,6 @@ import ProceduresTestSupport
 import ProceduresTesting
 import XCTest
 
-/// Counts arrivals (procedures finishing, gates executing) and lets one thread wait, bounded,
-/// until enough have arrived.
-private final class ArrivalCount: @unchecked Sendable {
-    // @unchecked: `count` is only touched under `condition`.
-    private let condition = NSCondition()
-    private var count = 0
-
-    func arrive() {
-        condition.withLock {
-            count += 1
-            condition.broadcast()
-        }
-    }
-
-    /// True once `expected` arrived; false if the bound passed first.
-    func wait(for expected: Int, seconds: TimeInterval) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        return condition.withLock {
-            while count < expected {
-                if !condition.wait(until: deadline) { return count >= expected }
-            }
-            return true
-        }
-    }
-}
-
 /// Random small graphs of queues, groups, dependencies across group boundaries, procedures
 /// added after a group started, and two exclusivity categories: every round ends, within a
 /// bound, with every procedure finished; a deadlock is reported only in a round that can have
