@@ -18,9 +18,10 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
     /// What the gate checks, fixed once its steps begin.
     struct Setup {
         var conditions = ConditionList()
-        /// Whether a condition claims categories, found by `begin` (`mutuallyExclusiveCategories`
-        /// is open, so it is not asked under the lock that `addCondition` holds).
-        var claimsCategories = false
+        /// The categories its conditions claim, each once, gathered by `begin`
+        /// (`mutuallyExclusiveCategories` is open, so it is not asked under the lock that
+        /// `addCondition` holds).
+        var categories: [String] = []
     }
 
     // Unchecked: written only before the steps begin (see above), never while they read it.
@@ -75,7 +76,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
     func currentWait(of procedure: Procedure) -> (waiting: Waiting, request: ExclusivityRequest?) {
         procedure.lock.withLock {
             let checking = procedure.state.lifecycle.isCheckingGate && procedure.state.cancellation == .none
-            return (checking ? machine.waiting : .nothing, request)
+            return (checking ? machine.waiting(claiming: setup.categories) : .nothing, request)
         }
     }
 
@@ -89,9 +90,14 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         var waitsFirst = false
         for index in 0..<conditions.count {
             let condition = conditions[index]
-            if condition.isMutuallyExclusive { setup.claimsCategories = true }
+            let categories = condition.mutuallyExclusiveCategories
+            if !categories.isEmpty {
+                // One condition's array is kept as it is (the usual case: no copy).
+                if setup.categories.isEmpty { setup.categories = categories } else { setup.categories += categories }
+            }
             if condition.mayWaitForProcedures { waitsFirst = true }
         }
+        if conditions.count > 1 { setup.categories = setup.categories.uniqued { $0 } }
         // Usually no condition waits for anything first: nothing to gather, and no wait that
         // could lead back to the procedure.
         guard waitsFirst else {
@@ -156,7 +162,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
             }
             // The last condition satisfied at once, with no categories to take (the usual
             // case): the gate opens in this same critical section.
-            let opensHere = index == conditions.count - 1 && !setup.claimsCategories
+            let opensHere = index == conditions.count - 1 && setup.categories.isEmpty
             let (inline, opened) = procedure.lock.withLock { () -> (ConditionResult?, ReadyAction?) in
                 guard let result = machine.evaluateReturned() else { return (nil, nil) }
                 guard opensHere, case .satisfied = result else { return (result, nil) }
@@ -223,30 +229,19 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
     }
 
     private func acquireCategories(_ procedure: Procedure) {
-        guard setup.claimsCategories else {
-            open(procedure)
-            return
-        }
-        var categories: [String]
-        if conditions.count == 1 {
-            categories = conditions[0].mutuallyExclusiveCategories  // the usual case: no copy
-        } else {
-            categories = []
-            for condition in conditions { categories += condition.mutuallyExclusiveCategories }
-        }
+        let categories = setup.categories
         guard !categories.isEmpty else {
             open(procedure)
             return
         }
-        let distinct = categories.uniqued { $0 }
         let submit = procedure.lock.withLock {
             // Same lock as the procedure's: a cancel is decided either before this (and stops
             // here) or after (and its did-cancel hook finds the request and withdraws it).
-            machine.claim(distinct, cancelled: procedure.state.cancellation != .none)
+            machine.claim(cancelled: procedure.state.cancellation != .none)
         }
         guard submit else { return }
         // Not granted at once: a wait that may close a cycle (a category its enclosing group holds, say).
-        if !ExclusivityManager.shared.submit(self, for: distinct, by: procedure), WaitForGraph.categoryOrSlotWaitMayCycle,
+        if !ExclusivityManager.shared.submit(self, for: categories, by: procedure), WaitForGraph.categoryOrSlotWaitMayCycle,
             ExclusivityManager.shared.blockersMayWait(self)
         {
             WaitForGraph.checkWaits(of: procedure)
@@ -281,9 +276,20 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
     /// scheduler's queue (not on the thread that released them). False if it was not waiting so.
     func resumeReturningStart(of procedure: Procedure) -> Bool {
         guard let start = takeReturningStart(procedure) else { return false }
+        startReturning(start, of: procedure)
+        return true
+    }
+
+    /// Under the procedure's lock: how its procedure starts, if it was waiting with a slot to
+    /// take its categories back (it no longer is); nil otherwise.
+    func takeReturningStartHoldingLock() -> ConditionGateStateMachine.ReturningStart? {
+        machine.takeReturningStart()
+    }
+
+    /// Starts a procedure that took its categories back, on its scheduler's queue.
+    func startReturning(_ start: ConditionGateStateMachine.ReturningStart, of procedure: Procedure) {
         start.scheduler.holderStoppedWaiting()
         start.scheduler.dispatch { CurrentOwner.with(start.owner) { procedure.send(.start) } }
-        return true
     }
 
     /// True while its procedure, holding a slot, waits to take its categories back. Under the

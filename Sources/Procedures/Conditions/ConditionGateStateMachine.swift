@@ -38,23 +38,25 @@ struct ConditionGateStateMachine {
         case gathering(dependencies: [Procedure], unfinished: Int, produced: [Procedure])
         /// Evaluates the condition at `index` (of the gate's conditions), or evaluated the last.
         case evaluating(index: Int, answer: Answer)
-        /// Asked for its categories: waits for them, holds them, or, given a slot after giving
-        /// them back, waits to take them back (`returning`: how it then starts). Until it finishes.
-        case claiming(categories: [String], returning: ReturningStart?)
+        /// Asked for its categories (the gate's, fixed when it began): waits for them, holds
+        /// them, or, given a slot after giving them back, waits to take them back (`returning`:
+        /// how it then starts). Until it finishes.
+        case claiming(returning: ReturningStart?)
     }
 
     private(set) var state = State.idle
 
     // MARK: - Queries
 
-    /// What the gate waits for while its procedure's gate is being checked.
-    var waiting: ConditionGate.Waiting {
+    /// What the gate waits for while its procedure's gate is being checked; `categories`: the
+    /// ones it claims.
+    func waiting(claiming categories: [String]) -> ConditionGate.Waiting {
         switch state {
         case .idle: return .nothing
         case .parked: return .queueResume
         case .gathering(let dependencies, _, _): return .dependencies(dependencies)
         case .evaluating(let index, _): return .condition(index: index)
-        case .claiming(let categories, _): return .exclusivity(categories)
+        case .claiming: return .exclusivity(categories)
         }
     }
 
@@ -66,7 +68,7 @@ struct ConditionGateStateMachine {
 
     /// True while its procedure, holding a slot, waits to take its categories back.
     var isTakingCategoriesBack: Bool {
-        if case .claiming(_, let returning) = state { return returning != nil }
+        if case .claiming(.some) = state { return true }
         return false
     }
 
@@ -142,28 +144,29 @@ struct ConditionGateStateMachine {
         }
     }
 
-    /// Every condition is satisfied: it asks for `categories`; false (nothing changes) if the
+    /// Every condition is satisfied: it asks for its categories; false (nothing changes) if the
     /// procedure was cancelled.
-    mutating func claim(_ categories: [String], cancelled: Bool) -> Bool {
+    mutating func claim(cancelled: Bool) -> Bool {
         guard !cancelled else { return false }
-        state = .claiming(categories: categories, returning: nil)
+        state = .claiming(returning: nil)
         return true
     }
 
     /// Given a slot after giving its categories back, it waits to take them back, then
     /// starts as `start` says.
     mutating func awaitCategoriesBack(_ start: ReturningStart) {
-        guard case .claiming(let categories, nil) = state else {
+        guard case .claiming(nil) = state else {
             preconditionFailure("a gate waits to take back categories it did not claim, or twice: \(state)")
         }
-        state = .claiming(categories: categories, returning: start)
+        state = .claiming(returning: start)
     }
 
     /// Its categories came back (or a cancel starts it without them): how to start it, nil
     /// if it was not waiting for them (another path started it).
     mutating func takeReturningStart() -> ReturningStart? {
-        guard case .claiming(let categories, let returning?) = state else { return nil }
-        state = .claiming(categories: categories, returning: nil)
+        // Matched without binding first: the usual answer, nil, then copies nothing.
+        guard case .claiming(.some) = state, case .claiming(let returning?) = state else { return nil }
+        state = .claiming(returning: nil)
         return returning
     }
 

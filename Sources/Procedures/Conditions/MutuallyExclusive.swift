@@ -20,22 +20,19 @@ import Foundation
 /// names it directly. The categories are taken after every condition of the procedure was
 /// satisfied, so a condition's own produced procedures can use the same categories.
 public final class MutuallyExclusive<T>: Condition, @unchecked Sendable {
-    // @unchecked: `category`, `shownCategory` and `categories` are immutable; the base class
-    // locks its own state.
-    /// The category this condition claims.
-    public let category: String
-    /// The category as the name shows it: `T`'s short name, or the category given.
-    private let shownCategory: String
+    // @unchecked: `categories` is immutable; the base class locks its own state.
+
     /// `[category]`, made once: the gate asks for it more than once per procedure.
     private let categories: [String]
+
+    /// The category this condition claims.
+    public var category: String { categories[0] }
 
     /// Claims the category named after `T` (its full name, so that two types of the same
     /// name in different modules do not share a category). The condition's ``Condition/name``
     /// uses the short name: `MutuallyExclusive<Alert>`.
     public override init() {
-        self.category = String(reflecting: T.self)
-        self.shownCategory = String(describing: T.self)
-        self.categories = [category]
+        self.categories = [String(reflecting: T.self)]
         super.init()
     }
 
@@ -46,13 +43,15 @@ public final class MutuallyExclusive<T>: Condition, @unchecked Sendable {
     }
 
     init(categoryName: String) {
-        self.category = categoryName
-        self.shownCategory = categoryName
         self.categories = [categoryName]
         super.init()
     }
 
-    override var defaultName: String { "MutuallyExclusive<\(shownCategory)>" }
+    /// Named after the category as given, or after `T`'s short name for a category named after `T`.
+    override var defaultName: String {
+        let shown = category == String(reflecting: T.self) ? String(describing: T.self) : category
+        return "MutuallyExclusive<\(shown)>"
+    }
 
     /// Always satisfied: the exclusivity is applied after the conditions.
     public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {

@@ -63,8 +63,19 @@ extension Procedure {
 
     /// The exclusivity manager granted the procedure its categories: its gate opens.
     func exclusivityGranted() {
-        if let gate = lock.withLock({ state.gate }), gate.resumeReturningStart(of: self) { return }
-        conditionGateDidOpen()
+        enum Next {
+            case open(ReadyAction, holding: ExclusivityRequest?)
+            case startReturning(ConditionGate, ConditionGateStateMachine.ReturningStart)
+        }
+        // One critical section decides between the two, as between two it could change.
+        let next = lock.withLock { () -> Next in
+            if let gate = state.gate, let start = gate.takeReturningStartHoldingLock() { return .startReturning(gate, start) }
+            return .open(state.lifecycle.gateOpened(), holding: state.gate?.request)
+        }
+        switch next {
+        case .open(let action, let request): perform(action, holding: request, from: .completion)
+        case .startReturning(let gate, let start): gate.startReturning(start, of: self)
+        }
     }
 
     /// The conditions were satisfied and the categories are held: the procedure is ready.

@@ -27,7 +27,7 @@ final class ConditionGateStateMachineTests: XCTestCase {
 
     func testAGateThatHasNotBegunWaitsForNothingAndClaimsNothing() {
         var machine = Machine()
-        XCTAssertEqual(describe(machine.waiting), "nothing")
+        XCTAssertEqual(describe(machine.waiting(claiming: ["disk", "net"])), "nothing")
         XCTAssertFalse(machine.hasClaimed)
         XCTAssertFalse(machine.isTakingCategoriesBack)
         XCTAssertEqual(machine.answer(.satisfied, index: 0), .duplicate, "no condition is being evaluated")
@@ -37,7 +37,7 @@ final class ConditionGateStateMachineTests: XCTestCase {
     func testAParkedGateWaitsForItsQueueToResume() {
         var machine = Machine()
         machine.park()
-        XCTAssertEqual(describe(machine.waiting), "queueResume")
+        XCTAssertEqual(describe(machine.waiting(claiming: ["disk", "net"])), "queueResume")
     }
 
     // MARK: - Conditions' dependencies
@@ -46,7 +46,7 @@ final class ConditionGateStateMachineTests: XCTestCase {
         var machine = Machine()
         let (a, b) = (BlockProcedure {}, BlockProcedure {})
         XCTAssertTrue(machine.beginGathering([a, b], produced: [b], cancelled: false))
-        XCTAssertEqual(describe(machine.waiting), "dependencies(2)")
+        XCTAssertEqual(describe(machine.waiting(claiming: ["disk", "net"])), "dependencies(2)")
         XCTAssertFalse(machine.dependencyFinished())
         XCTAssertFalse(machine.dependencyFinished())
         XCTAssertTrue(machine.dependencyFinished(), "the count held while the observers were added is the last")
@@ -57,8 +57,8 @@ final class ConditionGateStateMachineTests: XCTestCase {
         machine.park()
         XCTAssertFalse(machine.beginGathering([BlockProcedure {}], produced: [], cancelled: true))
         XCTAssertFalse(machine.beginEvaluating(0, cancelled: true))
-        XCTAssertFalse(machine.claim(["a"], cancelled: true))
-        XCTAssertEqual(describe(machine.waiting), "queueResume", "nothing changed")
+        XCTAssertFalse(machine.claim(cancelled: true))
+        XCTAssertEqual(describe(machine.waiting(claiming: ["disk", "net"])), "queueResume", "nothing changed")
         XCTAssertFalse(machine.hasClaimed)
     }
 
@@ -89,7 +89,7 @@ final class ConditionGateStateMachineTests: XCTestCase {
     func testAnAnswerBeforeEvaluateReturnsIsTakenByTheLoop() {
         var machine = Machine()
         XCTAssertTrue(machine.beginEvaluating(0, cancelled: false))
-        XCTAssertEqual(describe(machine.waiting), "condition(0)")
+        XCTAssertEqual(describe(machine.waiting(claiming: ["disk", "net"])), "condition(0)")
         XCTAssertEqual(machine.answer(.satisfied, index: 0), .none, "the loop takes it")
         XCTAssertTrue(isSatisfied(machine.evaluateReturned()))
         XCTAssertEqual(machine.answer(.satisfied, index: 0), .duplicate)
@@ -118,7 +118,7 @@ final class ConditionGateStateMachineTests: XCTestCase {
         _ = machine.evaluateReturned()
         _ = machine.beginEvaluating(1, cancelled: false)
         XCTAssertEqual(machine.answer(.satisfied, index: 0), .duplicate)
-        XCTAssertEqual(describe(machine.waiting), "condition(1)")
+        XCTAssertEqual(describe(machine.waiting(claiming: ["disk", "net"])), "condition(1)")
     }
 
     func testAnAwaitedAnswerAfterACancelOrFinishStillResumesOnceWithoutMisuse() {
@@ -135,19 +135,19 @@ final class ConditionGateStateMachineTests: XCTestCase {
 
     func testAClaimWaitsForItsCategoriesAndIsGivenBackWhenItFinishes() {
         var machine = Machine()
-        XCTAssertTrue(machine.claim(["disk", "net"], cancelled: false))
-        XCTAssertEqual(describe(machine.waiting), "exclusivity(disk,net)")
+        XCTAssertTrue(machine.claim(cancelled: false))
+        XCTAssertEqual(describe(machine.waiting(claiming: ["disk", "net"])), "exclusivity(disk,net)")
         XCTAssertTrue(machine.hasClaimed)
         XCTAssertEqual(machine.answer(.satisfied, index: 0), .duplicate, "every condition answered already")
         XCTAssertTrue(machine.finished(), "gives its categories back")
         XCTAssertFalse(machine.hasClaimed)
-        XCTAssertEqual(describe(machine.waiting), "nothing")
+        XCTAssertEqual(describe(machine.waiting(claiming: ["disk", "net"])), "nothing")
         XCTAssertFalse(machine.finished(), "given back once")
     }
 
     func testACancelWhileClaimingLeavesTheLinesButKeepsTheClaimUntilItFinishes() {
         var machine = Machine()
-        _ = machine.claim(["disk"], cancelled: false)
+        _ = machine.claim(cancelled: false)
         let action = machine.cancelled()
         XCTAssertTrue(action.leavesLines)
         XCTAssertTrue(action.produced.isEmpty)
@@ -158,7 +158,7 @@ final class ConditionGateStateMachineTests: XCTestCase {
     func testAStartWaitingForCategoriesToComeBackIsTakenOnce() {
         var machine = Machine()
         let owner = StandInOwner()
-        _ = machine.claim(["disk"], cancelled: false)
+        _ = machine.claim(cancelled: false)
         XCTAssertNil(machine.takeReturningStart(), "it waits for nothing yet")
         machine.awaitCategoriesBack(.init(owner: owner))
         XCTAssertTrue(machine.isTakingCategoriesBack)
