@@ -53,7 +53,7 @@ extension Procedure {
             guard let gate = state.gate, gate.hasClaimedCategories else { return (grant, nil) }
             return (grant, gate)
         }
-        switch grant {
+        switch consume grant {
         case .start(let owner):
             if let gate, !gate.takeCategoriesBack(for: self, owner: owner) { return }
             CurrentOwner.with(owner) { send(.start) }
