@@ -82,6 +82,13 @@ open class Condition: @unchecked Sendable {
     /// True if the condition claims at least one exclusivity category.
     public final var isMutuallyExclusive: Bool { !mutuallyExclusiveCategories.isEmpty }
 
+    /// Adds the categories it claims to `list` (``mutuallyExclusiveCategories``; a condition
+    /// that claims one category adds it without making an array).
+    func addCategories(to list: inout CategoryList) {
+        let categories = mutuallyExclusiveCategories
+        if !categories.isEmpty { list.append(contentsOf: categories) }
+    }
+
     /// True for a condition whose ``evaluate(for:completion:)`` always answers `.satisfied` at
     /// once and which no subclass can change (``MutuallyExclusive``): the gate then only checks
     /// its dependency requirements.

@@ -21,7 +21,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         /// The categories its conditions claim, each once, gathered by `begin`
         /// (`mutuallyExclusiveCategories` is open, so it is not asked under the lock that
         /// `addCondition` holds).
-        var categories: [String] = []
+        var categories = CategoryList()
     }
 
     // Unchecked: written only before the steps begin (see above), never while they read it.
@@ -76,7 +76,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
     func currentWait(of procedure: Procedure) -> (waiting: Waiting, request: ExclusivityRequest?) {
         procedure.lock.withLock {
             let checking = procedure.state.lifecycle.isCheckingGate && procedure.state.cancellation == .none
-            return (checking ? machine.waiting(claiming: setup.categories) : .nothing, request)
+            return (checking ? machine.waiting(claiming: setup.categories.array) : .nothing, request)
         }
     }
 
@@ -90,14 +90,9 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         var waitsFirst = false
         for index in 0..<conditions.count {
             let condition = conditions[index]
-            let categories = condition.mutuallyExclusiveCategories
-            if !categories.isEmpty {
-                // One condition's array is kept as it is (the usual case: no copy).
-                if setup.categories.isEmpty { setup.categories = categories } else { setup.categories += categories }
-            }
+            condition.addCategories(to: &setup.categories)
             if condition.mayWaitForProcedures { waitsFirst = true }
         }
-        if conditions.count > 1 { setup.categories = setup.categories.uniqued { $0 } }
         // Usually no condition waits for anything first: nothing to gather, and no wait that
         // could lead back to the procedure.
         guard waitsFirst else {

@@ -21,7 +21,7 @@ class ExclusivityRequest: @unchecked Sendable {
     // The words first and the bytes last: the claim is part of every exclusive procedure's gate.
     struct Claim {
         /// Set by `submit`, with `procedure`.
-        var categories: [String] = []
+        var categories = CategoryList()
         /// The lines it joined, in `categories` order (set by `submit`), so that leaving them
         /// needs no lookup by name: the first one inline, so that a request for one category
         /// (the usual case) allocates no array.
@@ -171,7 +171,7 @@ package final class ExclusivityManager: @unchecked Sendable {
     /// category it waits for) once it holds them all. Ignored for a withdrawn request.
     /// True if it was granted at once (or withdrawn already).
     @discardableResult
-    func submit(_ request: ExclusivityRequest, for categories: [String], by procedure: Procedure) -> Bool {
+    func submit(_ request: ExclusivityRequest, for categories: CategoryList, by procedure: Procedure) -> Bool {
         let (waits, granted) = update { $0.submit(request, for: categories, by: procedure) }
         granted.run()
         return !waits

@@ -23,7 +23,7 @@ struct ExclusivityState {
 
     /// `request` asks for `categories` for `procedure` and joins their lines; ignored unless
     /// the request is new. `waits`: it joined and was not granted at once.
-    mutating func submit(_ request: ExclusivityRequest, for categories: [String], by procedure: Procedure) -> (waits: Bool, granted: Grants) {
+    mutating func submit(_ request: ExclusivityRequest, for categories: CategoryList, by procedure: Procedure) -> (waits: Bool, granted: Grants) {
         var granted = Grants()
         guard request.claim.status == .new else { return (false, granted) }
         request.claim.categories = categories
@@ -82,6 +82,9 @@ struct ExclusivityState {
             let line = line(for: category)
             if atFront { line.queue.returning.append(request) } else { line.queue.entries.append(request) }
             request.join(line)
+            // Joining at the back of a line that has a first changes nothing at its front: the
+            // request just waits (and the front, which another thread works on, is not read).
+            guard atFront || line.queue.first == nil else { continue }
             settle(line, granted: &granted, movedOn: false)
         }
     }

@@ -20,19 +20,16 @@ import Foundation
 /// names it directly. The categories are taken after every condition of the procedure was
 /// satisfied, so a condition's own produced procedures can use the same categories.
 public final class MutuallyExclusive<T>: Condition, @unchecked Sendable {
-    // @unchecked: `categories` is immutable; the base class locks its own state.
-
-    /// `[category]`, made once: the gate asks for it more than once per procedure.
-    private let categories: [String]
+    // @unchecked: `category` is immutable; the base class locks its own state.
 
     /// The category this condition claims.
-    public var category: String { categories[0] }
+    public let category: String
 
     /// Claims the category named after `T` (its full name, so that two types of the same
     /// name in different modules do not share a category). The condition's ``Condition/name``
     /// uses the short name: `MutuallyExclusive<Alert>`.
     public override init() {
-        self.categories = [String(reflecting: T.self)]
+        self.category = String(reflecting: T.self)
         super.init()
     }
 
@@ -43,7 +40,7 @@ public final class MutuallyExclusive<T>: Condition, @unchecked Sendable {
     }
 
     init(categoryName: String) {
-        self.categories = [categoryName]
+        self.category = categoryName
         super.init()
     }
 
@@ -62,7 +59,12 @@ public final class MutuallyExclusive<T>: Condition, @unchecked Sendable {
     override var isSatisfiedByDefinition: Bool { true }
 
     /// The one category.
-    public override var mutuallyExclusiveCategories: [String] { categories }
+    public override var mutuallyExclusiveCategories: [String] { [category] }
+
+    /// Its category, with no array made (the procedure's gate asks this, not the array).
+    override func addCategories(to list: inout CategoryList) {
+        list.append(category)
+    }
 }
 
 extension MutuallyExclusive where T == Never {

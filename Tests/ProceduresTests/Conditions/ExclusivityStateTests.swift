@@ -8,7 +8,7 @@ import XCTest
 final class ExclusivityStateTests: XCTestCase {
     private func submit(_ state: inout ExclusivityState, _ categories: [String], by procedure: Procedure) -> (ExclusivityRequest, waits: Bool) {
         let request = ExclusivityRequest()
-        let (waits, granted) = state.submit(request, for: categories, by: procedure)
+        let (waits, granted) = state.submit(request, for: CategoryList(categories), by: procedure)
         XCTAssertTrue(waits ? granted.first == nil : granted.first === procedure, "a submit grants only the submitting request")
         XCTAssertTrue(granted.more.isEmpty && granted.waitsToCheck.isEmpty)
         return (request, waits)
