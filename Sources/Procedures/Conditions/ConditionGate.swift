@@ -313,9 +313,14 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         _ = resumeReturningStart(of: procedure)
     }
 
-    /// The procedure finished: release its categories.
-    func procedureDidFinish(_ procedure: Procedure) {
-        if procedure.lock.withLock({ machine.finished() }) { ExclusivityManager.shared.withdraw(self) }
+    /// The procedure finished, giving back its slot of `scheduler` (nil: it held none): release
+    /// its categories. If it finished inside its run on this thread's drain loop of that
+    /// scheduler, the procedure that takes its categories there next is handed to that loop;
+    /// true if one was (the procedure then makes sure a loop comes before any user code runs).
+    func procedureDidFinish(_ procedure: Procedure, releasingSlotOf scheduler: ProcedureScheduler?) -> Bool {
+        guard procedure.lock.withLock({ machine.finished() }) else { return false }
+        let loop = scheduler.flatMap { DrainLoopThread.current.isRunning(procedure, for: $0) ? $0 : nil }
+        return ExclusivityManager.shared.withdraw(self, loopComing: loop)
     }
 }
 

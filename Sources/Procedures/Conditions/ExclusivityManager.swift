@@ -178,11 +178,13 @@ package final class ExclusivityManager: @unchecked Sendable {
     }
 
     /// Leaves the lines (if waiting) or releases the categories (if granted); a request not
-    /// yet submitted will never be. Safe to call more than once.
-    func withdraw(_ request: ExclusivityRequest, unlessGranted: Bool = false) {
+    /// yet submitted will never be. Safe to call more than once. `loopComing`: see
+    /// `Grants.run(loopComing:)`; true if a procedure granted now was handed to that loop.
+    @discardableResult
+    func withdraw(_ request: ExclusivityRequest, unlessGranted: Bool = false, loopComing: ProcedureScheduler? = nil) -> Bool {
         let (dropped, granted) = update { $0.withdraw(request, unlessGranted: unlessGranted) }
         _ = consume dropped  // released outside the lock: it may be the last reference
-        granted.run()
+        return granted.run(loopComing: loopComing)
     }
 
     /// Its granted procedure was handed to its scheduler: if it `waits` for a slot, it gives

@@ -163,10 +163,15 @@ struct ExclusivityState {
             if first == nil { first = procedure } else { more.append(procedure) }
         }
 
-        func run() {
-            first?.exclusivityGranted()
-            for procedure in more { procedure.exclusivityGranted() }
+        /// Tells the granted procedures; `loopComing`: the scheduler whose drain loop on this
+        /// thread takes its next step once this returns (see
+        /// ``ProcedureScheduler/submitToRunningLoop(_:)``). True if one was handed to it.
+        @discardableResult
+        func run(loopComing: ProcedureScheduler? = nil) -> Bool {
+            var handed = first?.exclusivityGranted(loopComing: loopComing) ?? false
+            for procedure in more where procedure.exclusivityGranted(loopComing: loopComing) { handed = true }
             for procedure in waitsToCheck { WaitForGraph.checkCategoryOrSlotWait(of: procedure) }
+            return handed
         }
     }
 }

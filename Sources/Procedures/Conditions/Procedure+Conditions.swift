@@ -62,7 +62,10 @@ extension Procedure {
     }
 
     /// The exclusivity manager granted the procedure its categories: its gate opens.
-    func exclusivityGranted() {
+    /// `loopComing`: see `ExclusivityState.Grants.run(loopComing:)`; true if the procedure was
+    /// handed to that loop.
+    @discardableResult
+    func exclusivityGranted(loopComing: ProcedureScheduler? = nil) -> Bool {
         enum Next {
             case open(ReadyAction, holding: ExclusivityRequest?)
             case startReturning(ConditionGate, ConditionGateStateMachine.ReturningStart)
@@ -73,8 +76,10 @@ extension Procedure {
             return .open(state.lifecycle.gateOpened(), holding: state.gate?.request)
         }
         switch next {
-        case .open(let action, let request): perform(action, holding: request, from: .completion)
-        case .startReturning(let gate, let start): gate.startReturning(start, of: self)
+        case .open(let action, let request): return perform(action, holding: request, from: .completion, loopComing: loopComing)
+        case .startReturning(let gate, let start):
+            gate.startReturning(start, of: self)
+            return false
         }
     }
 

@@ -174,7 +174,13 @@ extension Procedure {
         procedureDidFinish(withErrors: errors)
         // Its exclusivity categories go to the next in line before its did-finish observers run
         // (as in ProcedureKit): whoever learns of the finish from one finds them free.
-        gate?.procedureDidFinish(self)
+        // One that takes them next on this thread's drain loop may be handed to it (see
+        // `ProcedureScheduler.submitToRunningLoop`): a loop is started first if user code follows.
+        if let gate, gate.procedureDidFinish(self, releasingSlotOf: slot),
+            !finalObservers.isEmpty || owner?.callsUserCodeWhenAProcedureFinishes == true
+        {
+            slot?.startLoopForHandedWork()
+        }
         for observer in finalObservers { observer.didFinish(self, errors: errors) }
         // Last, so a group counts this child done only after its did-finish observers ran:
         // they may still add children to the group, or cancel it.

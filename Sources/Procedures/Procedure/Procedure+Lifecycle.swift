@@ -18,29 +18,44 @@ extension Procedure {
     /// Acts, holding no lock, on what a lifecycle event decided about its readiness: the one
     /// place a procedure performs its ready actions. A procedure `holding` categories (its
     /// gate just opened) is handed to its scheduler in the step that decides whether it gives
-    /// them back while it waits for a slot (see ``ExclusivityManager``).
-    func perform(_ action: ReadyAction, holding request: ExclusivityRequest? = nil, from source: ReadinessSource = .ownEvent) {
+    /// them back while it waits for a slot (see ``ExclusivityManager``). `loopComing`: a
+    /// scheduler whose drain loop on this thread takes its next step once this returns, with no
+    /// user code run before (``ProcedureScheduler/submitToRunningLoop(_:)``); true if the
+    /// procedure was handed to it.
+    @discardableResult
+    func perform(
+        _ action: ReadyAction, holding request: ExclusivityRequest? = nil, from source: ReadinessSource = .ownEvent,
+        loopComing: ProcedureScheduler? = nil
+    ) -> Bool {
         switch action {
         case .keepWaiting, .notWaiting:
-            return
+            return false
         case .schedule(let scheduler):
             if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.ready, self) }
-            let waits = scheduler.submit(self)
+            var (waits, handed) = (false, false)
+            if scheduler === loopComing {
+                (waits, handed) = scheduler.submitToRunningLoop(self)
+            } else {
+                waits = scheduler.submit(self)
+            }
             // One made ready by a cancel may hold categories granted before it: looked up
             // only if it waits.
             if let request = request ?? (waits ? lock.withLock({ state.gate?.request }) : nil) {
                 ExclusivityManager.shared.slotDecided(for: request, waits: waits)
             }
             if waits { checkSlotWait(on: scheduler) }
+            return handed
         case .start:
             if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.ready, self) }
             switch source {
             case .ownEvent: startAfterWaiting()
             case .completion: DispatchQueue.global().async { self.startAfterWaiting() }
             }
+            return false
         case .checkConditions:
             // Not recorded as ready: its conditions still hold it back (it is once its gate opens).
             beginCheckingConditions()
+            return false
         }
     }
 

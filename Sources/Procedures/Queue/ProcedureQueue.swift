@@ -220,6 +220,8 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         delegate.procedureQueue(self, willFinish: procedure, withErrors: errors)
     }
 
+    var callsUserCodeWhenAProcedureFinishes: Bool { hadDelegate.load(ordering: .acquiring) }
+
     func procedureDidFinish(_ procedure: Procedure, errors: [any Error]) {
         let operation = procedure.reportedOperation
         var action: ProcedureQueueState.FinishAction

@@ -20,7 +20,9 @@ import Synchronization
 /// while more wait makes sure another loop is on its way (at most one is ever pending), so
 /// work spreads over as many threads as Dispatch lends, and a procedure that blocks its
 /// thread never keeps the others from starting; a loop hands its thread back after a few
-/// dozen procedures. So most procedures cost no Dispatch block of their own. While procedures
+/// dozen procedures. A procedure made ready, on a loop's thread, by the finish of the procedure
+/// that loop runs is left to that loop (``submitToRunningLoop(_:)``). So most procedures cost
+/// no Dispatch block of their own. While procedures
 /// stream in, a loop that runs out of work lingers briefly for the next (see `linger`), so
 /// that the submitting thread need not wake another.
 ///
@@ -165,6 +167,27 @@ final class ProcedureScheduler: @unchecked Sendable {
         return waits
     }
 
+    /// `procedure` is ready, made so by the finish of the procedure that this thread's drain
+    /// loop of this scheduler runs, with no user code to run before the loop takes its next
+    /// step: if it could start now, that loop takes it (`handed`), and no other loop is
+    /// started. Otherwise as ``submit(_:)``. The caller makes sure a loop is started
+    /// (``startLoopForHandedWork()``) if user code is to run before the loop's next step after all.
+    func submitToRunningLoop(_ procedure: Procedure) -> (waits: Bool, handed: Bool) {
+        let priority = procedure.queuePriority  // Foundation's getter: read before locking
+        let (handed, action, waits) = lock.withLock { () -> (Bool, SchedulerStateMachine.Action, Bool) in
+            let (handed, action) = machine.submitToRunningLoop(procedure, priority: priority, now: Self.now())
+            return (handed, action, machine.waitsForSlot)
+        }
+        perform(action)
+        return (waits, handed)
+    }
+
+    /// Starts a loop for procedures handed to this thread's loop (``submitToRunningLoop(_:)``)
+    /// if one is needed, before user code that could hold the thread runs.
+    func startLoopForHandedWork() {
+        perform(lock.withLock { machine.handedWorkNeedsLoop(now: Self.now()) })
+    }
+
     /// Runs `work` on the queue this scheduler starts procedures on (for a procedure that
     /// already holds a slot and waited for something else).
     func dispatch(_ work: @escaping @Sendable () -> Void) {
@@ -216,6 +239,11 @@ final class ProcedureScheduler: @unchecked Sendable {
 
     /// Starts waiting procedures while slots are free, on the thread Dispatch lent it.
     private func drain() {
+        let thread = DrainLoopThread.current
+        thread.loop(of: self) { drainOnThisThread(thread) }
+    }
+
+    private func drainOnThisThread(_ thread: DrainLoopThread) {
         var next = lock.withLock { machine.loopStarted(now: Self.now()) }
         var started = 0
         while true {
@@ -223,7 +251,7 @@ final class ProcedureScheduler: @unchecked Sendable {
             switch consume next {
             case .run(let procedure, let helper):
                 perform(helper)
-                procedure.run(scheduledBy: self)
+                thread.run(procedure) { procedure.run(scheduledBy: self) }
                 started += 1
                 next = lock.withLock { machine.nextStep(startedSoFar: started, now: Self.now()) }
             case .linger:

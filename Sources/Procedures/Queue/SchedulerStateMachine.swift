@@ -214,6 +214,23 @@ struct SchedulerStateMachine {
         return loopNeeded(now: now())
     }
 
+    /// `procedure` is ready, and a drain loop is about to take its next step on the submitting
+    /// thread (see ``ProcedureScheduler/submitToRunningLoop(_:)``): if it could start now, that
+    /// loop takes it (`handed`) and no loop is started; otherwise as ``submit(_:priority:now:)``.
+    mutating func submitToRunningLoop(_ procedure: Procedure, priority: Operation.QueuePriority, now: @autoclosure () -> UInt64) -> (handed: Bool, action: Action) {
+        guard !isSuspended, slot.letsWorkStart, width < 0 || running + line.count < width else {
+            return (false, submit(procedure, priority: priority, now: now()))
+        }
+        line.append(procedure, priority: priority)
+        return (true, .none)
+    }
+
+    /// User code is about to run before the loop that procedures were handed to takes its next
+    /// step: a loop if one is needed, as for any submission.
+    mutating func handedWorkNeedsLoop(now: @autoclosure () -> UInt64) -> Action {
+        loopNeeded(now: now())
+    }
+
     /// A running procedure gave its slot back to wait: the slot goes to the next in line. If
     /// none is left in use or wanted here, the holder gives its own slot back too.
     @inline(__always) mutating func slotReleased(now: @autoclosure () -> UInt64) -> Action {

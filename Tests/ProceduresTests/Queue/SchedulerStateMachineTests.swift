@@ -94,6 +94,50 @@ final class SchedulerStateMachineTests: XCTestCase {
             machine.submit(BlockProcedure {}, priority: .normal, now: 0).startsLoop(on: ProcedureScheduler.globalQueue(for: .utility)))
     }
 
+    // MARK: - Work handed to the loop that runs its maker
+
+    func testWorkMadeReadyInsideTheLoopsRunIsTakenByThatLoopWithoutAnotherOne() {
+        var machine = Machine(width: 2)
+        let (holder, next) = (BlockProcedure {}, BlockProcedure {})
+        _ = machine.submit(holder, priority: .normal, now: 0)
+        XCTAssertTrue(machine.loopStarted(now: 0).runs(holder, helperStartsLoop: false))
+        _ = machine.didFinish(now: 0)  // the holder gives its slot back, then hands its categories on
+        let (handed, action) = machine.submitToRunningLoop(next, priority: .normal, now: 0)
+        XCTAssertTrue(handed)
+        XCTAssertTrue(action.isNone, "no other loop: the one running the holder takes it next")
+        XCTAssertEqual(machine.pendingLoops, 0)
+        XCTAssertTrue(machine.nextStep(startedSoFar: 1, now: 0).runs(next, helperStartsLoop: false))
+    }
+
+    func testHandedWorkGetsALoopBeforeUserCodeRuns() {
+        var machine = Machine()
+        _ = machine.submit(BlockProcedure {}, priority: .normal, now: 0)
+        _ = machine.loopStarted(now: 0)
+        _ = machine.didFinish(now: 0)
+        XCTAssertTrue(machine.submitToRunningLoop(BlockProcedure {}, priority: .normal, now: 0).handed)
+        XCTAssertTrue(machine.handedWorkNeedsLoop(now: 0).startsLoop(on: globalQueue), "a did-finish observer is about to run")
+        XCTAssertTrue(machine.handedWorkNeedsLoop(now: 0).isNone, "one loop on its way is enough")
+    }
+
+    func testWorkThatCannotStartNowIsSubmittedAsAnyOther() {
+        var full = Machine(width: 1)
+        _ = full.submit(BlockProcedure {}, priority: .normal, now: 0)
+        _ = full.loopStarted(now: 0)
+        let (handedToFull, _) = full.submitToRunningLoop(BlockProcedure {}, priority: .normal, now: 0)
+        XCTAssertFalse(handedToFull, "the width is full: it waits for a slot, as a submission does")
+        XCTAssertTrue(full.waitsForSlot)
+
+        var suspended = Machine(suspended: true)
+        XCTAssertFalse(suspended.submitToRunningLoop(BlockProcedure {}, priority: .normal, now: 0).handed)
+        XCTAssertTrue(suspended.setSuspended(false, decision: nil, now: 0).action.startsLoop(on: globalQueue))
+
+        var (released, holder) = givingBack()
+        _ = released.releaseDone(now: 0)
+        let (handedWithoutSlot, action) = released.submitToRunningLoop(BlockProcedure {}, priority: .normal, now: 0)
+        XCTAssertFalse(handedWithoutSlot)
+        XCTAssertTrue(action.reacquires(holder), "the holder's slot given back: it is asked for again")
+    }
+
     // MARK: - Suspension
 
     func testASuspendedMachineStartsNothingAndResumingHandsBackTheParkedChecks() {

@@ -1,0 +1,41 @@
+import ProceduresSupport
+
+/// What the drain loop on the current thread is running: which scheduler's loop it is, and
+/// which procedure it runs now (identities only, never retained).
+///
+/// It lets a procedure that finishes inside its own run hand what its finish makes ready
+/// (the next holder of its categories) to the loop that will take its next step as soon as
+/// the run returns, instead of starting another loop for it (see ``ProcedureScheduler``).
+final class DrainLoopThread {
+    // Unchecked: one per thread, touched only by its thread.
+    @exclusivity(unchecked) private var scheduler: ObjectIdentifier?
+    @exclusivity(unchecked) private var running: ObjectIdentifier?
+
+    private static let perThread = PerThread { DrainLoopThread() }
+
+    /// This thread's.
+    static var current: DrainLoopThread { perThread.current }
+
+    /// Runs `body` as `scheduler`'s drain loop on this thread, restoring what was there.
+    @inline(__always)
+    func loop<T>(of scheduler: ProcedureScheduler, _ body: () -> T) -> T {
+        let (outerScheduler, outerRunning) = (self.scheduler, running)
+        self.scheduler = ObjectIdentifier(scheduler)
+        running = nil
+        defer { (self.scheduler, running) = (outerScheduler, outerRunning) }
+        return body()
+    }
+
+    /// Runs `procedure` as the loop's current one.
+    @inline(__always)
+    func run(_ procedure: Procedure, _ body: () -> Void) {
+        running = ObjectIdentifier(procedure)
+        body()
+        running = nil
+    }
+
+    /// True if this thread's loop is `scheduler`'s and is running `procedure` now.
+    func isRunning(_ procedure: Procedure, for scheduler: ProcedureScheduler) -> Bool {
+        self.scheduler == ObjectIdentifier(scheduler) && running == ObjectIdentifier(procedure)
+    }
+}
