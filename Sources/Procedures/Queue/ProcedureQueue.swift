@@ -238,6 +238,9 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
             idle.unlock()
         }
         guard let delegate, procedure.role != .barrier else { return }
+        // A procedure handed to this thread's loop by the finish must not wait for the delegate
+        // (one set after the finishing procedure asked `callsUserCodeWhenAProcedureFinishes`).
+        scheduler.startLoopForHandedWork()
         assertNoLibraryLockHeld("the queue delegate's procedureQueue(_:didFinish:)")
         if operation === procedure {
             delegate.procedureQueue(self, didFinish: procedure, withErrors: errors)
