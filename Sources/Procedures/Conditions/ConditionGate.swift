@@ -9,10 +9,10 @@ import ProceduresSupport
 /// each condition in order, then the categories. A cancel stops the steps: the procedure's
 /// own cancel path makes it ready, and it finishes cancelled.
 final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
-    // @unchecked: `setup` is written under the owning procedure's lock (its conditions while
-    // the procedure is still initial, its categories by `begin`); the steps read it without a
-    // lock (the procedure's lock, taken by whatever started each step, orders them), the
-    // wait-for graph under it.
+    // @unchecked: `setup` is written under the owning procedure's lock while the procedure is
+    // still initial, and by `begin` before any step reads it; the steps read it without a
+    // lock (the procedure's lock, taken by whatever started each step, orders them), and other
+    // threads read its categories only once the machine has claimed them, under that lock.
     // `machine` is guarded by the procedure's own lock (one gate per procedure; the gate never
     // calls out while holding it).
 
@@ -21,7 +21,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         var conditions = ConditionList()
         /// The categories its conditions claim, each once, gathered by `begin`
         /// (`mutuallyExclusiveCategories` is open, so it is not asked under the lock that
-        /// `addCondition` holds) and stored under the procedure's lock.
+        /// `addCondition` holds).
         var categories = CategoryList()
     }
 
@@ -77,7 +77,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
     func currentWait(of procedure: Procedure) -> (waiting: Waiting, request: ExclusivityRequest?) {
         procedure.lock.withLock {
             let checking = procedure.state.lifecycle.isCheckingGate && procedure.state.cancellation == .none
-            return (checking ? machine.waiting(claiming: setup.categories.array) : .nothing, request)
+            return (checking ? machine.waiting(claiming: setup.categories.array) : .nothing, request)  // categories read only if claimed
         }
     }
 
@@ -89,14 +89,13 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
 
     func begin(_ procedure: Procedure, owner: (any ProcedureOwner)?) {
         var waitsFirst = false
-        var categories = CategoryList()
         for index in 0..<conditions.count {
             let condition = conditions[index]
-            condition.addCategories(to: &categories)
+            // Read by other threads (`currentWait`) only once the gate has claimed them, under
+            // the procedure's lock, which the claim takes after this.
+            condition.addCategories(to: &setup.categories)
             if condition.mayWaitForProcedures { waitsFirst = true }
         }
-        // Under the lock: the wait-for graph reads them (`currentWait`) from other threads.
-        if !categories.isEmpty { procedure.lock.withLock { setup.categories = categories } }
         // Usually no condition waits for anything first: nothing to gather, and no wait that
         // could lead back to the procedure.
         guard waitsFirst else {

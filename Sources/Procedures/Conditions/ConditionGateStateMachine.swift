@@ -49,14 +49,14 @@ struct ConditionGateStateMachine {
     // MARK: - Queries
 
     /// What the gate waits for while its procedure's gate is being checked; `categories`: the
-    /// ones it claims.
-    func waiting(claiming categories: [String]) -> ConditionGate.Waiting {
+    /// ones it claims, read only in `claiming`.
+    func waiting(claiming categories: @autoclosure () -> [String]) -> ConditionGate.Waiting {
         switch state {
         case .idle: return .nothing
         case .parked: return .queueResume
         case .gathering(let dependencies, _, _): return .dependencies(dependencies)
         case .evaluating(let index, _): return .condition(index: index)
-        case .claiming: return .exclusivity(categories)
+        case .claiming: return .exclusivity(categories())
         }
     }
 
