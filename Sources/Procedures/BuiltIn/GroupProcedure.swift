@@ -289,9 +289,6 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
 
     var ownerRole: ProcedureOwnerRole { .group(self) }
 
-    /// A group's handling of a finished child can call its subclass's hooks and observers.
-    var callsUserCodeWhenAProcedureFinishes: Bool { true }
-
     /// True once it has started its children; until then they wait for it to (a group that
     /// has a slot but takes back the categories it gave up to wait for it has not).
     var hasStartedChildren: Bool { groupLock.withLock { group.hasStarted } }

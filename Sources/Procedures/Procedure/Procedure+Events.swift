@@ -175,9 +175,11 @@ extension Procedure {
         // Its exclusivity categories go to the next in line before its did-finish observers run
         // (as in ProcedureKit): whoever learns of the finish from one finds them free.
         // One that takes them next on this thread's drain loop may be handed to it (see
-        // `ProcedureScheduler.submitToRunningLoop`): a loop is started first if user code follows.
+        // `ProcedureScheduler.submitToRunningLoop`): a loop is started first if user code follows,
+        // its did-finish observers or a group's handling of its finish (a queue starts one itself
+        // before it calls its delegate).
         if let gate, gate.procedureDidFinish(self, releasingSlotOf: slot),
-            !finalObservers.isEmpty || owner?.callsUserCodeWhenAProcedureFinishes == true
+            !finalObservers.isEmpty || owner?.ownerRole.group != nil
         {
             slot?.startLoopForHandedWork()
         }

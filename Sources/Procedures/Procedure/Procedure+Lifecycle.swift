@@ -32,12 +32,7 @@ extension Procedure {
             return false
         case .schedule(let scheduler):
             if ProcedureInstrumentation.isActive { ProcedureInstrumentation.record(.ready, self) }
-            var (waits, handed) = (false, false)
-            if scheduler === loopComing {
-                (waits, handed) = scheduler.submitToRunningLoop(self)
-            } else {
-                waits = scheduler.submit(self)
-            }
+            let (waits, handed) = scheduler === loopComing ? scheduler.submitToRunningLoop(self) : (scheduler.submit(self), false)
             // One made ready by a cancel may hold categories granted before it: looked up
             // only if it waits.
             if let request = request ?? (waits ? lock.withLock({ state.gate?.request }) : nil) {

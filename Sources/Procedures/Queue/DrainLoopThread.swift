@@ -7,9 +7,14 @@ import ProceduresSupport
 /// (the next holder of its categories) to the loop that will take its next step as soon as
 /// the run returns, instead of starting another loop for it (see ``ProcedureScheduler``).
 final class DrainLoopThread {
+    /// The loop's scheduler and the procedure it runs now.
+    private struct Marks {
+        var scheduler: ObjectIdentifier?
+        var running: ObjectIdentifier?
+    }
+
     // Unchecked: one per thread, touched only by its thread.
-    @exclusivity(unchecked) private var scheduler: ObjectIdentifier?
-    @exclusivity(unchecked) private var running: ObjectIdentifier?
+    @exclusivity(unchecked) private var marks = Marks()
 
     private static let perThread = PerThread { DrainLoopThread() }
 
@@ -19,23 +24,22 @@ final class DrainLoopThread {
     /// Runs `body` as `scheduler`'s drain loop on this thread, restoring what was there.
     @inline(__always)
     func loop<T>(of scheduler: ProcedureScheduler, _ body: () -> T) -> T {
-        let (outerScheduler, outerRunning) = (self.scheduler, running)
-        self.scheduler = ObjectIdentifier(scheduler)
-        running = nil
-        defer { (self.scheduler, running) = (outerScheduler, outerRunning) }
+        let outer = marks
+        marks = Marks(scheduler: ObjectIdentifier(scheduler))
+        defer { marks = outer }
         return body()
     }
 
     /// Runs `procedure` as the loop's current one.
     @inline(__always)
     func run(_ procedure: Procedure, _ body: () -> Void) {
-        running = ObjectIdentifier(procedure)
+        marks.running = ObjectIdentifier(procedure)
         body()
-        running = nil
+        marks.running = nil
     }
 
     /// True if this thread's loop is `scheduler`'s and is running `procedure` now.
     func isRunning(_ procedure: Procedure, for scheduler: ProcedureScheduler) -> Bool {
-        self.scheduler == ObjectIdentifier(scheduler) && running == ObjectIdentifier(procedure)
+        marks.scheduler == ObjectIdentifier(scheduler) && marks.running == ObjectIdentifier(procedure)
     }
 }

@@ -32,10 +32,6 @@ protocol ProcedureOwner: AnyObject, Sendable {
 
     /// Which of the two owners this is (see ``ProcedureOwnerRole``).
     var ownerRole: ProcedureOwnerRole { get }
-
-    /// False only if ``procedureDidFinish(_:errors:)`` certainly calls no user code (a queue
-    /// that never had a delegate).
-    var callsUserCodeWhenAProcedureFinishes: Bool { get }
 }
 
 /// What owns a procedure: a queue or a group. The code that treats the two apart (the

@@ -220,8 +220,6 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         delegate.procedureQueue(self, willFinish: procedure, withErrors: errors)
     }
 
-    var callsUserCodeWhenAProcedureFinishes: Bool { hadDelegate.load(ordering: .acquiring) }
-
     func procedureDidFinish(_ procedure: Procedure, errors: [any Error]) {
         let operation = procedure.reportedOperation
         var action: ProcedureQueueState.FinishAction
@@ -238,8 +236,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
             idle.unlock()
         }
         guard let delegate, procedure.role != .barrier else { return }
-        // A procedure handed to this thread's loop by the finish must not wait for the delegate
-        // (one set after the finishing procedure asked `callsUserCodeWhenAProcedureFinishes`).
+        // A procedure handed to this thread's loop by the finish must not wait for the delegate.
         scheduler.startLoopForHandedWork()
         assertNoLibraryLockHeld("the queue delegate's procedureQueue(_:didFinish:)")
         if operation === procedure {

@@ -19,6 +19,5 @@ final class StandInOwner: ProcedureOwner, @unchecked Sendable {
     var ownedProcedures: [Procedure] { [] }
     // Generic code treats it as a queue, the owner that is not itself a procedure.
     var ownerRole: ProcedureOwnerRole { .queue(queueFacade) }
-    var callsUserCodeWhenAProcedureFinishes: Bool { true }
     var nameInMisuseReports: String { "a stand-in owner" }
 }
