@@ -49,9 +49,12 @@ struct WaitEdge: CustomStringConvertible {
 /// the dependencies of a procedure that something already waits for. Anything else (a plain procedure on a queue with room, a queue whose
 /// running procedures wait for nothing) pays nothing.
 enum WaitForGraph {
-    /// Serialises finding a cycle with ending it, so that two threads closing the same cycle
-    /// find and end it once. Nothing under it runs user code (names are built after it is let go).
-    private static let searchLock = Lock()
+    /// Serialises finding a cycle with choosing the procedure whose cancel ends it, and holds
+    /// those chosen whose cancel has not yet taken effect: a search counts them as going on, so
+    /// two threads closing the same cycle end it once, and a waiter stuck in a second cycle
+    /// behind one being ended is told of the second. Nothing under it runs user code (names are
+    /// built, and the cancel made, after it is let go).
+    private static let ending = LockedValue(Set<ObjectIdentifier>())
 
     /// How many groups exist: with none, and no category in use, every cycle is one of
     /// dependencies alone, which `checkForCycle` finds; a dependency wait is then not searched.
@@ -167,12 +170,18 @@ enum WaitForGraph {
     }
 
     /// A cycle of procedures that can never go on, through the waiter of `waits` (all of
-    /// one procedure) if there is one: the waits reachable from it are read once, then every
-    /// procedure that can go on is marked so, from those that wait for nothing (a procedure
-    /// waiting for dependencies, a category, children or its group goes on once all it waits
-    /// for do; one waiting for a slot once any holder does). If the waiter is left unmarked,
-    /// the cycle is followed through unmarked procedures back to it. O(procedures + waits).
-    static func cycle(closedBy waits: [WaitEdge], unclaimed: Bool = false, limit: Int = .max) -> [WaitEdge]? {
+    /// one procedure) if there is one: the waits reachable from it are read once (`waitsOf`
+    /// reads a procedure's), then every procedure that can go on is marked so, from those that
+    /// wait for nothing (a procedure waiting for dependencies, a category, children or its
+    /// group goes on once all it waits for do; one waiting for a slot once any holder does).
+    /// `goingOn` (victims of cycles being ended) are marked from the start. If the waiter is
+    /// left unmarked, the shortest cycle back to it through unmarked procedures is returned,
+    /// or, if none comes back to it, the first cycle met following their waits (one the waiter
+    /// is stuck behind). O(procedures + waits).
+    static func cycle(
+        closedBy waits: [WaitEdge], goingOn: Set<ObjectIdentifier> = [], limit: Int = .max,
+        waitsOf: (Procedure) -> [WaitEdge]
+    ) -> [WaitEdge]? {
         guard let start = waits.first?.waiter else { return nil }
         // Reachable waits, by procedure.
         var index: [ObjectIdentifier: Int] = [ObjectIdentifier(start): 0]
@@ -182,13 +191,13 @@ enum WaitForGraph {
             if nodes.count > limit { return nil }
             for wait in nodes[next].waits where index[ObjectIdentifier(wait.target)] == nil {
                 index[ObjectIdentifier(wait.target)] = nodes.count
-                nodes.append((wait.target, edges(of: wait.target, unclaimed: unclaimed)))
+                nodes.append((wait.target, waitsOf(wait.target)))
             }
             next += 1
         }
         // How many of its waits must still end before each can go on, and who waits for whom.
         var needed = nodes.map { node -> Int in
-            if node.waits.isEmpty { return 0 }
+            if node.waits.isEmpty || goingOn.contains(ObjectIdentifier(node.procedure)) { return 0 }
             return node.waits.first?.kind == .slot ? 1 : node.waits.count
         }
         var waitersOf = [[Int]](repeating: [], count: nodes.count)
@@ -206,15 +215,38 @@ enum WaitForGraph {
             }
         }
         guard !goesOn[0] else { return nil }
-        // Follow waits through stuck procedures until one comes back: to the waiter, if any does.
+        func stuckWaits(of node: Int) -> [(wait: WaitEdge, target: Int)] {
+            nodes[node].waits.map { ($0, index[ObjectIdentifier($0.target)]!) }.filter { !goesOn[$0.target] }
+        }
+        // Breadth first through stuck procedures, for the shortest way back to the waiter: a
+        // cycle elsewhere that it is stuck behind may be ending already while this one is not.
+        var reachedBy = [(wait: WaitEdge, from: Int)?](repeating: nil, count: nodes.count)
+        var line = [0], head = 0
+        while head < line.count {
+            let node = line[head]
+            head += 1
+            for (wait, target) in stuckWaits(of: node) {
+                if target == 0 {
+                    var path = [wait], current = node
+                    while current != 0, let step = reachedBy[current] {
+                        path.append(step.wait)
+                        current = step.from
+                    }
+                    return path.reversed()
+                }
+                if reachedBy[target] == nil {
+                    reachedBy[target] = (wait, node)
+                    line.append(target)
+                }
+            }
+        }
+        // None comes back to it: follow waits through stuck procedures until one comes back.
         var path: [WaitEdge] = []
         var onPath: [Int: Int] = [0: 0]
         var current = 0
         while true {
-            let stuck = nodes[current].waits.filter { !goesOn[index[ObjectIdentifier($0.target)]!] }
-            let wait = stuck.first { $0.target === start } ?? stuck[0]
+            let (wait, target) = stuckWaits(of: current)[0]
             path.append(wait)
-            let target = index[ObjectIdentifier(wait.target)]!
             if let at = onPath[target] { return Array(path[at...]) }
             onPath[target] = path.count
             current = target
@@ -231,15 +263,40 @@ enum WaitForGraph {
     }
 
     /// A cycle `waits` close whose every wait still holds when read again (a prospective first
-    /// wait, about to begin, taken as given), found under `searchLock`.
+    /// wait, about to begin, taken as given), with the wait whose waiter's cancel is to end it
+    /// (`chosen`, if given, when it is of the cycle), found and recorded as ending under `ending`'s lock.
     private static func confirmedCycle(
-        closedBy waits: [WaitEdge], unclaimed: Bool = false, prospective: Bool = false, limit: Int
-    ) -> [WaitEdge]? {
-        searchLock.withLock {
-            guard let cycle = cycle(closedBy: waits, unclaimed: unclaimed, limit: limit) else { return nil }
-            let unbegun = prospective && cycle[0].waiter === waits[0].waiter
-            return stillHolds(cycle, unclaimed: unclaimed, prospective: unbegun) ? cycle : nil
+        closedBy waits: [WaitEdge], unclaimed: Bool = false, prospective: Bool = false, limit: Int,
+        choosing chosen: ((_ cycle: [WaitEdge]) -> WaitEdge?)? = nil
+    ) -> (cycle: [WaitEdge], victim: WaitEdge)? {
+        ending.withLock { ending in
+            // One found while a wait of it ended meanwhile is no deadlock, though the waiter may
+            // be stuck in another cycle too: the graph is read again, a bounded number of times.
+            for _ in 0..<3 {
+                let found = cycle(closedBy: waits, goingOn: ending, limit: limit) { edges(of: $0, unclaimed: unclaimed) }
+                guard let found else { return nil }
+                let unbegun = prospective && found[0].waiter === waits[0].waiter
+                guard stillHolds(found, unclaimed: unclaimed, prospective: unbegun) else { continue }
+                let victim = chosen?(found) ?? victim(of: found)
+                ending.insert(ObjectIdentifier(victim.waiter))
+                return (found, victim)
+            }
+            return nil
         }
+    }
+
+    /// The wait whose waiter's cancel ends `cycle` at once: one that waits for a category or a
+    /// condition's dependency (it leaves the wait), else for a dependency, else a group waiting
+    /// for its children (which cancels them). Never one that waits for a slot or for its group
+    /// to start: cancelled, it would still wait for the slot, or to run in the group.
+    private static func victim(of cycle: [WaitEdge]) -> WaitEdge {
+        let order: [(WaitEdge.Kind) -> Bool] = [
+            { if case .category = $0 { return true } else { return false } },
+            { $0 == .conditionDependency },
+            { $0 == .dependency },
+            { $0 == .child },
+        ]
+        return order.lazy.compactMap { rule in cycle.first { rule($0.kind) } }.first ?? cycle[0]
     }
 
     /// Reads what `waits` lead to, holding no lock: true if some of them may lead further
@@ -276,10 +333,12 @@ enum WaitForGraph {
     @discardableResult
     static func check(_ waits: [WaitEdge], unclaimed: Bool = false, prospective: Bool = false, limit: Int = .max) -> Bool {
         guard let start = waits.first?.waiter, mayLeadFurther(waits, unclaimed: unclaimed),
-            let found = confirmedCycle(closedBy: waits, unclaimed: unclaimed, prospective: prospective, limit: limit)
+            let (found, victim) = confirmedCycle(
+                closedBy: waits, unclaimed: unclaimed, prospective: prospective, limit: limit,
+                choosing: { prospective && $0[0].waiter === start ? $0[0] : nil })
         else { return false }
         let throughStart = found[0].waiter === start
-        end(found, victim: prospective && throughStart ? found[0] : nil)
+        end(found, victim: victim)
         if prospective { return throughStart }
         // Its procedures may be stuck in another cycle too (the victim's cancel has taken
         // effect by now): look again from each, a bounded number of times. So may the waiter,
@@ -291,31 +350,23 @@ enum WaitForGraph {
         while let waiter = pending.popLast(), ended < 16 {
             guard waiter.mayWait else { continue }
             let again = edges(of: waiter)
-            guard !again.isEmpty, let cycle = confirmedCycle(closedBy: again, limit: limit) else { continue }
-            end(cycle, victim: nil)
+            guard !again.isEmpty, let (cycle, victim) = confirmedCycle(closedBy: again, limit: limit) else { continue }
+            end(cycle, victim: victim)
             ended += 1
             pending += cycle.map(\.waiter)
         }
         return true
     }
 
-    /// Reports the cycle and cancels the procedure whose cancel ends a wait at once: one that
-    /// waits for a category or a condition's dependency (it leaves the wait), else for a
-    /// dependency or its group, else a group waiting for its children (which cancels them).
-    /// Never one that waits for a slot: cancelled, it would still wait for the slot to finish.
-    private static func end(_ cycle: [WaitEdge], victim chosen: WaitEdge?) {
-        let order: [(WaitEdge.Kind) -> Bool] = [
-            { if case .category = $0 { return true } else { return false } },
-            { $0 == .conditionDependency },
-            { $0 == .dependency || $0 == .groupStart },
-            { $0 == .child },
-        ]
-        let victim = chosen ?? order.lazy.compactMap { rule in cycle.first { rule($0.kind) } }.first ?? cycle[0]
+    /// Reports the cycle and cancels the victim's waiter; once the cancel has taken effect
+    /// (the waiter has left its wait), searches read its waits again.
+    private static func end(_ cycle: [WaitEdge], victim: WaitEdge) {
         let reason = describe(cycle)
         ProcedureMisuse.report(
             .deadlock,
             "\(reason): none of them can ever go on. \(victim.waiter.displayName) was cancelled so that they finish. Remove one of these waits.",
             subject: victim.waiter)
         victim.waiter.cancel(withError: ProcedureError.deadlock(reason: reason))
+        _ = ending.withLock { $0.remove(ObjectIdentifier(victim.waiter)) }
     }
 }
