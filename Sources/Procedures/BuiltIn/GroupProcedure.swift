@@ -197,7 +197,10 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
 
     /// Every way a child arrives ends here (``addChild(_:)``, `produce` from a child, an add
     /// to the group's queue): it is counted before its queue tracks it.
-    func adoptChild(_ child: Operation) {
+    /// `loop`: the group's scheduler, when its drain loop on this thread takes its next step
+    /// soon (see ``claim(_:handingTo:)``); true if the child was handed to it.
+    @discardableResult
+    func adoptChild(_ child: Operation, handingTo loop: ProcedureScheduler? = nil) -> Bool {
         // A group cannot contain itself, nor a procedure it waits for: it would never finish.
         // Read with whether anyone observes the group, in one critical section: every child
         // takes this lock, from whichever thread adds it, so each time counts.
@@ -211,13 +214,13 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
                 .invalidDependency,
                 "\(displayName) cannot have \(child === self ? "itself" : "one of its own dependencies") as a child: it would wait for itself. The child was not added.",
                 subject: self)
-            return
+            return false
         }
         // A procedure that already belongs elsewhere is refused before any observer hears of
         // it (its claim reports why); one racing to another owner is refused by its claim.
         if let procedure, procedure.isEnqueued {
             _ = claim(procedure)
-            return
+            return false
         }
         let (accepted, initial) = groupLock.withLock { () -> (Bool, Bool) in
             guard !group.isFinishing else { return (false, group.adoptingInitialChildren) }
@@ -234,22 +237,24 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
                 .childAddedToFinishingGroup,
                 "a child was added to \(displayName) after it began finishing; the child was not added and will not run. Add children before the group's last child finishes.",
                 subject: self)
-            return
+            return false
         }
         // Read once the child is among the children, so that a cancel or a progress tracker
         // that comes later finds it there, and one that came before is seen here.
         let (cancelRequest, tracker) = lock.withLock { (cancelRequestLocked, state.progress.tracker) }
         if let cancelRequest { cancelAsChild(child, groupErrors: cancelRequest) }
-        guard enqueue(child) else {
+        let (enqueued, handed) = enqueue(child, handingTo: loop)
+        guard enqueued else {
             groupLock.withLock {
                 group.unfinishedChildren -= 1
                 if let index = group.children.lastIndex(where: { $0 === child }) { group.children.remove(at: index) }
             }
             send(.perform { [self] in finishIfDone() })
-            return
+            return false
         }
         if let tracker { progressDidAdopt(child, tracker: tracker) }  // Progress/GroupProgress.swift
         if report { reportAddition(of: child, will: false) }
+        return handed
     }
 
     /// Tells the will-add (or did-add) observers about `child`: right away if no other
@@ -262,11 +267,15 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         })
     }
 
-    /// Claims a child for the group's scheduler; false if it could not be adopted (reported).
-    private func enqueue(_ child: Operation) -> Bool {
-        if let procedure = child as? Procedure { return claim(procedure) }
+    /// Claims a child for the group's scheduler; `enqueued` false if it could not be adopted
+    /// (reported). `handed`: it went to `loop` (see ``claim(_:handingTo:)``).
+    private func enqueue(_ child: Operation, handingTo loop: ProcedureScheduler?) -> (enqueued: Bool, handed: Bool) {
+        if let procedure = child as? Procedure {
+            let (claimed, handed) = claim(procedure, handingTo: loop)
+            return (claimed, handed)
+        }
         // A plain child runs inside a runner, which waits for its dependencies and starts it.
-        guard let runner = runner(forPlain: child) else { return false }
+        guard let runner = runner(forPlain: child) else { return (false, false) }
         let added = groupLock.withLock { () -> Bool in
             guard group.runners[ObjectIdentifier(child)] == nil else { return false }
             group.runners[ObjectIdentifier(child)] = runner
@@ -274,11 +283,11 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         }
         guard added else {
             reportSecondAdd(of: child)
-            return false
+            return (false, false)
         }
         runner.adoptOperationDependencies()
         if cancelRequest != nil { runner.cancel() }
-        return claim(runner)
+        return (claim(runner), false)
     }
 
     // MARK: - Running and finishing

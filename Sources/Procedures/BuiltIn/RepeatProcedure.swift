@@ -214,15 +214,30 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
         lock.withLock { iteration.finished += 1 }
         progressSourceDidChange()
         var continuing = false
+        var handed = false
         // Once cancelled, nothing more is added (a child added in a race with the cancel is
         // cancelled by the group, and finishes without running).
         if !isCancelled, let payload = nextPayload(after: operation, errors: errors), isNew(payload.operation) {
             continuing = true
-            add(payload, wait: payload.wait ?? wait.interval(forWait: count, using: &randomness))
+            // Finishing inside its run on the loop of this group's scheduler, the operation
+            // can leave its successor to that loop, which takes it as soon as the run returns.
+            let loop = (child as? Procedure).flatMap { DrainLoopThread.current.isRunning($0, for: scheduler) ? scheduler : nil }
+            handed = add(payload, wait: payload.wait ?? wait.interval(forWait: count, using: &randomness), handingTo: loop)
         }
         if !continuing { didStop(after: operation, errors: errors) }
+        let kept = keepsErrors(continuing: continuing) ? errors : []
+        if handed {
+            // User code must not hold the thread the successor waits on: a loop is started
+            // before the group's hooks (transformChildErrors, progress) run now, or before its
+            // next callback runs on this thread.
+            if !kept.isEmpty || existingProgressTracker != nil {
+                scheduler.startLoopForHandedWork()
+            } else {
+                lock.withLock { state.mailbox.oweLoopStart() }
+            }
+        }
         // Added before the group counts this child out, so the group does not finish between.
-        return super.respond(to: .operationFinished(child, errors: keepsErrors(continuing: continuing) ? errors : []))
+        return super.respond(to: .operationFinished(child, errors: kept))
     }
 
     private var randomness = SystemRandomNumberGenerator()
@@ -239,7 +254,10 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
         return false
     }
 
-    private func add(_ payload: RepeatProcedurePayload<T>, wait seconds: TimeInterval) {
+    /// Adds the payload's operation (after a wait, if `seconds` is positive); true if it was
+    /// handed to `loop` (the group's scheduler's drain loop on this thread).
+    @discardableResult
+    private func add(_ payload: RepeatProcedurePayload<T>, wait seconds: TimeInterval, handingTo loop: ProcedureScheduler? = nil) -> Bool {
         let operation = payload.operation
         let (applyInput, configure) = lock.withLock { (iteration.applyInput, iteration.configure) }
         applyInput?(operation)
@@ -252,8 +270,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
             iteration.pause = nil
         }
         guard seconds > 0 else {  // also false for NaN
-            addChild(operation)
-            return
+            return adoptChild(operation, handingTo: loop)
         }
         let pause = DelayProcedure(by: seconds, clock: clock)
         pause.name = "\(displayName) wait \(count)"
@@ -266,6 +283,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
         operation.addDependency(slot)
         releaseSlot()
         addChildren([pause, slot, operation])
+        return false
     }
 }
 

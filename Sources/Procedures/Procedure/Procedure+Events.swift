@@ -28,7 +28,9 @@ extension Procedure {
     }
 
     func drainEvents() {
-        while let event = lock.withLock({ state.mailbox.next() }) {
+        while let (event, loopStartOwed) = lock.withLock({ state.mailbox.next() }) {
+            // A child handed to this thread's loop starts elsewhere before user code runs here.
+            if loopStartOwed { asGroup?.scheduler.startLoopForHandedWork() }
             handle(event)
         }
     }

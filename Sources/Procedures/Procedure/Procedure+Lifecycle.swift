@@ -22,7 +22,7 @@ extension Procedure {
     /// scheduler whose drain loop on this thread takes its next step once this returns, with no
     /// user code run before (``ProcedureScheduler/submitToRunningLoop(_:)``); true if the
     /// procedure was handed to it.
-    @discardableResult
+    @discardableResult @inline(__always)
     func perform(
         _ action: ReadyAction, holding request: ExclusivityRequest? = nil, from source: ReadinessSource = .ownEvent,
         loopComing: ProcedureScheduler? = nil

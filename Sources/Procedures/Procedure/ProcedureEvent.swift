@@ -47,6 +47,8 @@ struct EventMailbox {
     private var rest: [ProcedureEvent] = []
     private var head = 0
     private(set) var isDraining = false
+    /// A loop start is owed before the next event (``oweLoopStart()``).
+    private var loopStartOwed = false
 
     private var isEmpty: Bool { !hasFirst && head == rest.count }
 
@@ -82,8 +84,24 @@ struct EventMailbox {
         return true
     }
 
-    /// The next event, or nil after giving up the handler role (the mailbox is empty).
-    mutating func next() -> ProcedureEvent? {
+    /// The handler (a group) handed a child to its scheduler's drain loop on this thread, which
+    /// takes it once the handler returns to it: the next event it takes, if one waits, comes
+    /// with `loopStartOwed`, so that a loop is started for the child before that event's user
+    /// code can hold the thread. If none waits, nothing is owed.
+    mutating func oweLoopStart() {
+        loopStartOwed = true
+    }
+
+    /// The next event, and whether a loop start is owed before it is handled
+    /// (``oweLoopStart()``); nil after giving up the handler role (the mailbox is empty).
+    mutating func next() -> (event: ProcedureEvent, loopStartOwed: Bool)? {
+        let owed = loopStartOwed
+        loopStartOwed = false
+        guard let event = nextEvent() else { return nil }
+        return (event, owed)
+    }
+
+    private mutating func nextEvent() -> ProcedureEvent? {
         if hasFirst {
             hasFirst = false
             return first.take()

@@ -4,8 +4,9 @@ import ProceduresSupport
 /// which procedure it runs now (identities only, never retained).
 ///
 /// It lets a procedure that finishes inside its own run hand what its finish makes ready
-/// (the next holder of its categories) to the loop that will take its next step as soon as
-/// the run returns, instead of starting another loop for it (see ``ProcedureScheduler``).
+/// (the next holder of its categories, a repeat's next operation) to the loop that will take
+/// its next step as soon as the run returns, instead of starting another loop for it (see
+/// ``ProcedureScheduler``).
 final class DrainLoopThread {
     /// The loop's scheduler and the procedure it runs now.
     private struct Marks {

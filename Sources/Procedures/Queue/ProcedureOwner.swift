@@ -80,12 +80,19 @@ extension ProcedureOwner {
     /// scheduler (or begins checking its conditions); reports a procedure that cannot be
     /// adopted. True if it now belongs to this owner.
     func claim(_ procedure: Procedure) -> Bool {
+        claim(procedure, handingTo: nil).claimed
+    }
+
+    /// As ``claim(_:)``; a procedure ready at once goes to `loop` (the owner's scheduler, whose
+    /// drain loop on this thread takes its next step soon: ``ProcedureScheduler/submitToRunningLoop(_:)``)
+    /// if it can start now, and then `handed` is true.
+    @inline(__always)
+    func claim(_ procedure: Procedure, handingTo loop: ProcedureScheduler?) -> (claimed: Bool, handed: Bool) {
         let kind: ProcedureMisuse.Kind
         let what: String
         switch procedure.claim(owner: self) {
         case .claimed(let readiness):
-            procedure.perform(readiness)
-            return true
+            return (true, procedure.perform(readiness, loopComing: loop))
         case .alreadyInThisQueue:
             (kind, what) = (.addedTwice, "was added twice to the same queue (or group); the second add was ignored.")
         case .inAnotherQueue, .started:
@@ -94,7 +101,7 @@ extension ProcedureOwner {
             (kind, what) = (.addedAfterFinishing, "has already finished and cannot run again; the add was ignored. Create a new procedure instead.")
         }
         ProcedureMisuse.report(kind, "\(procedure.displayName) \(what)", subject: procedure)
-        return false
+        return (false, false)
     }
 
     /// The runner that starts plain `operation` for this owner; nil, reported, for one that is

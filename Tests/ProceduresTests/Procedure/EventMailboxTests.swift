@@ -38,7 +38,7 @@ final class EventMailboxTests: XCTestCase {
     /// Hands out every waiting event, as the drainer does, until the mailbox gives up the role.
     private func drain(_ mailbox: inout EventMailbox) -> [String] {
         var handled: [String] = []
-        while let event = mailbox.next() { handled.append(name(event)) }
+        while let (event, loopStartOwed) = mailbox.next() { handled.append((loopStartOwed ? "loop start, " : "") + name(event)) }
         return handled
     }
 
@@ -51,13 +51,13 @@ final class EventMailboxTests: XCTestCase {
         XCTAssertTrue(mailbox.post(.start))
         XCTAssertTrue(mailbox.isDraining)
         XCTAssertTrue(mailbox.hasWaitingEvents, "the posted event waits for its drainer")
-        XCTAssertEqual(name(mailbox.next()), "start")
+        XCTAssertEqual(name(mailbox.next()?.event), "start")
     }
 
     func testAnEventQueuedWhileDrainingIsHandledByTheDrainer() {
         var mailbox = EventMailbox()
         XCTAssertTrue(mailbox.post(.start))
-        XCTAssertEqual(name(mailbox.next()), "start")
+        XCTAssertEqual(name(mailbox.next()?.event), "start")
         // A callback inside the handling of `start` (or another thread) queues more.
         XCTAssertFalse(mailbox.post(.cancel(errors: [])), "someone drains already: queue and return")
         XCTAssertFalse(mailbox.post(.finish))
@@ -70,13 +70,13 @@ final class EventMailboxTests: XCTestCase {
         var mailbox = EventMailbox()
         XCTAssertTrue(mailbox.post(.start))
         XCTAssertFalse(mailbox.post(.execute))
-        XCTAssertEqual(name(mailbox.next()), "start")
+        XCTAssertEqual(name(mailbox.next()?.event), "start")
         XCTAssertTrue(mailbox.isDraining, "an event still waits")
-        XCTAssertEqual(name(mailbox.next()), "execute")
+        XCTAssertEqual(name(mailbox.next()?.event), "execute")
         XCTAssertTrue(mailbox.isDraining, "the role is given up by the next that finds nothing")
-        XCTAssertNil(mailbox.next())
+        XCTAssertNil(mailbox.next()?.event)
         XCTAssertFalse(mailbox.isDraining)
-        XCTAssertNil(mailbox.next(), "an empty mailbox stays empty")
+        XCTAssertNil(mailbox.next()?.event, "an empty mailbox stays empty")
 
         XCTAssertTrue(mailbox.post(.finish), "the next poster becomes the drainer again")
         XCTAssertEqual(drain(&mailbox), ["finish"])
@@ -98,7 +98,7 @@ final class EventMailboxTests: XCTestCase {
         for event in events.dropFirst() { XCTAssertFalse(mailbox.post(event)) }
 
         var handled: [String] = []
-        while let event = mailbox.next() {
+        while let event = mailbox.next()?.event {
             if case .perform(let work) = event { work() }
             handled.append(name(event))
         }
@@ -113,10 +113,10 @@ final class EventMailboxTests: XCTestCase {
         XCTAssertTrue(mailbox.post(.start))
         XCTAssertFalse(mailbox.post(.execute))
         XCTAssertFalse(mailbox.post(.finish))
-        XCTAssertEqual(name(mailbox.next()), "start")
+        XCTAssertEqual(name(mailbox.next()?.event), "start")
         // Two events still wait: a new one must go behind them, never ahead.
         XCTAssertFalse(mailbox.post(.cancel(errors: [Failure(code: 9)])))
-        XCTAssertEqual(name(mailbox.next()), "execute")
+        XCTAssertEqual(name(mailbox.next()?.event), "execute")
         XCTAssertFalse(mailbox.post(.perform {}))
         XCTAssertEqual(drain(&mailbox), ["finish", "cancel[9]", "perform"])
     }
@@ -147,7 +147,7 @@ final class EventMailboxTests: XCTestCase {
     func testClaimingWhileSomeoneDrainsQueuesTheEventForThem() {
         var mailbox = EventMailbox()
         XCTAssertTrue(mailbox.post(.start))
-        XCTAssertEqual(name(mailbox.next()), "start")
+        XCTAssertEqual(name(mailbox.next()?.event), "start")
         XCTAssertFalse(mailbox.hasWaitingEvents)
         XCTAssertFalse(mailbox.claimOrPost(.execute), "the drainer handles it, in turn")
         XCTAssertTrue(mailbox.hasWaitingEvents)
@@ -161,11 +161,35 @@ final class EventMailboxTests: XCTestCase {
     func testWaitingEventsAreThoseBehindTheOneBeingHandled() {
         var mailbox = EventMailbox()
         XCTAssertTrue(mailbox.post(.start))
-        XCTAssertEqual(name(mailbox.next()), "start")
+        XCTAssertEqual(name(mailbox.next()?.event), "start")
         XCTAssertFalse(mailbox.hasWaitingEvents, "`start` runs `execute` at once: nothing waits")
         XCTAssertFalse(mailbox.post(.cancel(errors: [])))
         XCTAssertTrue(mailbox.hasWaitingEvents, "a cancel waits: `execute` must queue behind it")
         XCTAssertEqual(drain(&mailbox), ["cancel[]"])
         XCTAssertFalse(mailbox.hasWaitingEvents)
+    }
+
+    // MARK: - oweLoopStart()
+
+    func testAnOwedLoopStartComesBeforeTheNextEventThenNotAgain() {
+        var mailbox = EventMailbox()
+        XCTAssertTrue(mailbox.post(.operationFinished(operation(named: "first"), errors: [])))
+        XCTAssertEqual(name(mailbox.next()?.event), "operationFinished(first)[]")
+        mailbox.oweLoopStart()  // the handler handed a child to this thread's loop
+        XCTAssertFalse(mailbox.post(.perform {}))  // a did-add observer, say
+        XCTAssertFalse(mailbox.post(.cancel(errors: [])))
+        XCTAssertEqual(drain(&mailbox), ["loop start, perform", "cancel[]"])
+        XCTAssertFalse(mailbox.isDraining)
+    }
+
+    func testAnOwedLoopStartIsDroppedWhenNoEventFollows() {
+        var mailbox = EventMailbox()
+        XCTAssertTrue(mailbox.post(.operationFinished(operation(named: "first"), errors: [])))
+        XCTAssertEqual(name(mailbox.next()?.event), "operationFinished(first)[]")
+        mailbox.oweLoopStart()
+        XCTAssertEqual(drain(&mailbox), [], "the handler returns to the loop, which takes the child")
+        XCTAssertFalse(mailbox.isDraining)
+        XCTAssertTrue(mailbox.post(.start), "a later drainer owes nothing")
+        XCTAssertEqual(drain(&mailbox), ["start"])
     }
 }
