@@ -52,8 +52,14 @@ final class LoopbackHTTPServer: @unchecked Sendable {
             throw POSIXError(.init(rawValue: errno) ?? .EIO)
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
+        let named = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        // A server whose port is unknown would send every request to port 0.
+        guard named == 0, address.sin_port != 0 else {
+            let error = POSIXError(.init(rawValue: errno) ?? .EIO)
+            close(listener)
+            throw error
         }
         self.listener = listener
         port = UInt16(bigEndian: address.sin_port)
