@@ -11,10 +11,14 @@
 /// stripe of `StripedLock`. Only the rare paths use it: a future released while pending, and
 /// the stand-in future of one (see ``ConsumerAnchor``).
 @usableFromInline package enum DeferredRelease {
-    final class Queue {
+    private struct State {
+        var objects: [AnyObject] = []
+        var draining = false
+    }
+
+    private final class Queue {
         // Unchecked: one per thread, touched only by its thread.
-        @exclusivity(unchecked) var objects: [AnyObject] = []
-        @exclusivity(unchecked) var draining = false
+        @exclusivity(unchecked) var state = State()
     }
 
     private static let queues = PerThread { Queue() }
@@ -25,7 +29,7 @@
     @usableFromInline package static func release(_ objects: inout [AnyObject]) {
         guard !objects.isEmpty else { return }
         let queue = current
-        queue.objects.append(contentsOf: objects)
+        queue.state.objects.append(contentsOf: objects)
         objects = []
         drain(queue)
     }
@@ -34,21 +38,21 @@
     @usableFromInline package static func release(_ object: inout AnyObject?) {
         guard object != nil else { return }
         let queue = current
-        queue.objects.append(object!)
+        queue.state.objects.append(object!)
         object = nil
         drain(queue)
     }
 
     private static func drain(_ queue: Queue) {
-        guard !queue.draining else { return }
-        queue.draining = true
-        while !queue.objects.isEmpty {
+        guard !queue.state.draining else { return }
+        queue.state.draining = true
+        while !queue.state.objects.isEmpty {
             // The popped reference dies at the end of this statement: any deinit it triggers
             // runs here, one level deep, and queues what it drops in turn.
-            _ = queue.objects.removeLast()
+            _ = queue.state.objects.removeLast()
         }
         // Do not keep a long chain's worth of capacity for the life of the thread.
-        if queue.objects.capacity > 1024 { queue.objects = [] }
-        queue.draining = false
+        if queue.state.objects.capacity > 1024 { queue.state.objects = [] }
+        queue.state.draining = false
     }
 }
