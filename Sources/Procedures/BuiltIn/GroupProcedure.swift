@@ -243,8 +243,8 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         // that comes later finds it there, and one that came before is seen here.
         let (cancelRequest, tracker) = lock.withLock { (cancelRequestLocked, state.progress.tracker) }
         if let cancelRequest { cancelAsChild(child, groupErrors: cancelRequest) }
-        let (enqueued, handed) = enqueue(child, handingTo: loop)
-        guard enqueued else {
+        let (claimed, handed) = enqueue(child, handingTo: loop)
+        guard claimed else {
             groupLock.withLock {
                 group.unfinishedChildren -= 1
                 if let index = group.children.lastIndex(where: { $0 === child }) { group.children.remove(at: index) }
@@ -267,13 +267,10 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         })
     }
 
-    /// Claims a child for the group's scheduler; `enqueued` false if it could not be adopted
+    /// Claims a child for the group's scheduler; `claimed` false if it could not be adopted
     /// (reported). `handed`: it went to `loop` (see ``claim(_:handingTo:)``).
-    private func enqueue(_ child: Operation, handingTo loop: ProcedureScheduler?) -> (enqueued: Bool, handed: Bool) {
-        if let procedure = child as? Procedure {
-            let (claimed, handed) = claim(procedure, handingTo: loop)
-            return (claimed, handed)
-        }
+    private func enqueue(_ child: Operation, handingTo loop: ProcedureScheduler?) -> (claimed: Bool, handed: Bool) {
+        if let procedure = child as? Procedure { return claim(procedure, handingTo: loop) }
         // A plain child runs inside a runner, which waits for its dependencies and starts it.
         guard let runner = runner(forPlain: child) else { return (false, false) }
         let added = groupLock.withLock { () -> Bool in

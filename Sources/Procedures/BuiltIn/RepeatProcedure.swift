@@ -221,7 +221,7 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
             continuing = true
             // Finishing inside its run on the loop of this group's scheduler, the operation
             // can leave its successor to that loop, which takes it as soon as the run returns.
-            let loop = (child as? Procedure).flatMap { DrainLoopThread.current.isRunning($0, for: scheduler) ? scheduler : nil }
+            let loop = (child as? Procedure).flatMap { DrainLoopThread.current.comingLoop(of: scheduler, running: $0) }
             handed = add(payload, wait: payload.wait ?? wait.interval(forWait: count, using: &randomness), handingTo: loop)
         }
         if !continuing { didStop(after: operation, errors: errors) }

@@ -322,7 +322,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
     /// true if one was (the procedure then makes sure a loop comes before any user code runs).
     func procedureDidFinish(_ procedure: Procedure, releasingSlotOf scheduler: ProcedureScheduler?) -> Bool {
         guard procedure.lock.withLock({ machine.finished() }) else { return false }
-        let loop = scheduler.flatMap { DrainLoopThread.current.isRunning(procedure, for: $0) ? $0 : nil }
+        let loop = scheduler.flatMap { DrainLoopThread.current.comingLoop(of: $0, running: procedure) }
         return ExclusivityManager.shared.withdraw(self, loopComing: loop)
     }
 }

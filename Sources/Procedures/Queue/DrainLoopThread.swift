@@ -39,8 +39,9 @@ final class DrainLoopThread {
         marks.running = nil
     }
 
-    /// True if this thread's loop is `scheduler`'s and is running `procedure` now.
-    func isRunning(_ procedure: Procedure, for scheduler: ProcedureScheduler) -> Bool {
-        marks.scheduler == ObjectIdentifier(scheduler) && marks.running == ObjectIdentifier(procedure)
+    /// `scheduler`, if this thread's loop is its and runs `procedure` now: the loop that takes
+    /// its next step as soon as `procedure`, finishing inside that run, returns. Else nil.
+    func comingLoop(of scheduler: ProcedureScheduler, running procedure: Procedure) -> ProcedureScheduler? {
+        marks.scheduler == ObjectIdentifier(scheduler) && marks.running == ObjectIdentifier(procedure) ? scheduler : nil
     }
 }
