@@ -295,6 +295,8 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
 
     var ownerRole: ProcedureOwnerRole { .group(self) }
 
+    var schedulerMayBeSuspended: Bool { scheduler.mayBeSuspended }
+
     /// True once it has started its children; until then they wait for it to (a group that
     /// has a slot but takes back the categories it gave up to wait for it has not).
     var hasStartedChildren: Bool { groupLock.withLock { group.hasStarted } }

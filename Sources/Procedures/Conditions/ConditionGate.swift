@@ -87,7 +87,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
 
     // MARK: - Steps
 
-    func begin(_ procedure: Procedure, owner: (any ProcedureOwner)?) {
+    func begin(_ procedure: Procedure) {
         var waitsFirst = false
         for index in 0..<conditions.count {
             let condition = conditions[index]
@@ -112,10 +112,10 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
             evaluate(procedure, from: 0)
             return
         }
-        let proceeding = procedure.lock.withLock {
+        let (proceeding, owner) = procedure.lock.withLock {
             // Same lock as the cancel hook's: a cancel decided before this stops here, one
             // decided after finds `produced` and cancels them.
-            machine.beginGathering(dependencies, produced: produced, cancelled: procedure.state.cancellation != .none)
+            (machine.beginGathering(dependencies, produced: produced, cancelled: procedure.state.cancellation != .none), procedure.state.owner)
         }
         guard proceeding else { return }
         for operation in produced {

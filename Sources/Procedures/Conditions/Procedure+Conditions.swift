@@ -39,18 +39,21 @@ extension Procedure {
     /// is suspended (a group's children wait for the group to start): a condition checked, or
     /// a category taken, long before the procedure can run would be stale or hold others up.
     func beginCheckingConditions() {
-        let (gate, owner, observers) = lock.withLock {
-            (state.gate, state.owner, state.observers.isEmpty ? nil : state.observers)
+        // The owner is only asked, not copied: it and its scheduler are shared with the threads
+        // running its other procedures, and are copied below only if it may be suspended.
+        let (gate, observers, mayPark) = lock.withLock {
+            (state.gate, state.observers.isEmpty ? nil : state.observers, state.lifecycle.ownerSchedulerMayBeSuspended)
         }
         guard let gate else { return }
         // A deadline covers the wait for conditions and categories: it starts now. (One that
         // has passed cancels the procedure here; the gate then stops at its first step.)
         for case let observer as any ConditionWaitObserver in observers ?? [] { observer.procedureBeginsWaitingForConditions(self) }
-        if let owner, owner.scheduler.parkWhileSuspended(self) {
+        // A suspension racing with this check is unordered with it anyway: as if it came just after.
+        if mayPark, let owner = lock.withLock({ state.owner }), owner.scheduler.parkWhileSuspended(self) {
             gate.waitForQueueResume(self)
             return
         }
-        gate.begin(self, owner: owner)
+        gate.begin(self)
     }
 
     /// The completion of the procedure's only condition was called.

@@ -26,6 +26,19 @@ extension ProcedureLifecycle {
         }
     }
 
+    /// True if its owner's scheduler may be suspended; asked of the owner in place, without
+    /// copying it.
+    @inline(__always) var ownerSchedulerMayBeSuspended: Bool {
+        switch stage {
+        case .initial: return false
+        case .finished: return false
+        case .waiting(let waiting): return waiting.owner?.schedulerMayBeSuspended ?? false
+        case .ready(let ready): return ready.owner?.schedulerMayBeSuspended ?? false
+        case .running(let running): return running.owner?.schedulerMayBeSuspended ?? false
+        case .finishing(let finishing): return finishing.owner?.schedulerMayBeSuspended ?? false
+        }
+    }
+
     @inline(__always) var cancellation: CancellationPhase {
         switch stage {
         case .initial(let initial): return initial.fate.cancellation

@@ -10,6 +10,11 @@ protocol ProcedureOwner: AnyObject, Sendable {
     /// Starts the owner's ready procedures within its width.
     var scheduler: ProcedureScheduler { get }
 
+    /// True if its scheduler may be suspended (``ProcedureScheduler/mayBeSuspended``): asked
+    /// of a borrowed owner, so that a procedure about to check its conditions copies neither
+    /// the owner nor its scheduler, both shared with the threads running its siblings.
+    var schedulerMayBeSuspended: Bool { get }
+
     /// Adds an operation that one of the owner's procedures produced (or that a condition
     /// of one of them needs): it belongs to the same owner.
     func addProduced(_ operation: Operation)

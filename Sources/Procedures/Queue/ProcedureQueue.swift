@@ -119,6 +119,8 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
 
     var queueFacade: ProcedureQueue { self }
 
+    var schedulerMayBeSuspended: Bool { scheduler.mayBeSuspended }
+
     var ownerRole: ProcedureOwnerRole { .queue(self) }
 
     var nameInMisuseReports: String { name ?? "a ProcedureQueue" }

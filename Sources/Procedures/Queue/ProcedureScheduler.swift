@@ -101,6 +101,10 @@ final class ProcedureScheduler: @unchecked Sendable {
 
     /// Parks `procedure`'s condition check if the scheduler is suspended (true), to be
     /// returned by the `setSuspended(false)` that resumes it.
+    /// True if the scheduler may be suspended (`parkWhileSuspended` then decides under the
+    /// lock), read without the lock or a reference to the scheduler leaving its owner.
+    var mayBeSuspended: Bool { suspendedFlag.load(ordering: .acquiring) }
+
     func parkWhileSuspended(_ procedure: Procedure) -> Bool {
         // Not suspended: nothing to park, and no lock taken. (A suspension racing with this
         // check is unordered with it anyway: it is as if it came just after.)

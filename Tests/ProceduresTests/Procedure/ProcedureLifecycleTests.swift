@@ -230,6 +230,18 @@ final class ProcedureLifecycleTests: XCTestCase {
 
     /// Every procedure carries one: the stages' payloads hold the references first and the
     /// bytes last, so the machine is no larger than the six fields it replaced.
+    func testItTellsWhetherItsOwnersSchedulerMayBeSuspendedFromClaimToFinish() {
+        XCTAssertFalse(ProcedureLifecycle().ownerSchedulerMayBeSuspended, "an unclaimed procedure has no owner")
+        XCTAssertFalse(LifecycleDriver.claimed(by: StandInOwner()).ownerSchedulerMayBeSuspended)
+        let suspended = StandInOwner(suspended: true)
+        XCTAssertTrue(LifecycleDriver.claimed(by: suspended).ownerSchedulerMayBeSuspended)
+        var machine = LifecycleDriver.claimed(by: suspended)
+        _ = machine.dependenciesFinished(1)
+        XCTAssertTrue(machine.ownerSchedulerMayBeSuspended, "asked of the owner it keeps while ready")
+        _ = suspended.scheduler.setSuspended(false)
+        XCTAssertFalse(machine.ownerSchedulerMayBeSuspended, "asked, not remembered")
+    }
+
     func testTheMachineFitsInSevenWords() {
         XCTAssertLessThanOrEqual(MemoryLayout<ProcedureLifecycle>.size, 7 * MemoryLayout<Int>.size)
     }

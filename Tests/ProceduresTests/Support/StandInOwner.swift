@@ -20,4 +20,5 @@ final class StandInOwner: ProcedureOwner, @unchecked Sendable {
     // Generic code treats it as a queue, the owner that is not itself a procedure.
     var ownerRole: ProcedureOwnerRole { .queue(queueFacade) }
     var nameInMisuseReports: String { "a stand-in owner" }
+    var schedulerMayBeSuspended: Bool { scheduler.mayBeSuspended }
 }
