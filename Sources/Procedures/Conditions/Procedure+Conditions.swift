@@ -59,8 +59,9 @@ extension Procedure {
     /// The completion of the procedure's only condition was called.
     func soleConditionAnswered(_ result: ConditionResult) {
         // The gate shares the procedure's lock: the answer is recorded in the same critical
-        // section that finds the gate.
-        guard let (gate, step) = lock.withLock({ state.gate.map { ($0, $0.record(result, index: 0)) } }) else { return }
+        // section that finds the gate. Usually the evaluation that is still on the stack takes it.
+        let step = lock.withLock { state.gate?.record(result, index: 0) }
+        guard let step, step != .none, let gate = lock.withLock({ state.gate }) else { return }
         gate.continueAfter(step, result, index: 0, procedure: self)
     }
 

@@ -134,9 +134,10 @@ extension ProcedureLifecycle {
             action = .checkConditions
             return .waiting(waiting)
         }
-        let owner = exchange(&waiting.owner, with: nil)
-        action = owner.map { .schedule($0.scheduler) } ?? .start
-        return .ready(Ready(owner: owner, fate: waiting.fate))
+        let ready = Ready(owner: exchange(&waiting.owner, with: nil), fate: waiting.fate)
+        // Asked in place: a copy of the owner would move its reference count between cores.
+        if let scheduler = ready.owner?.scheduler { action = .schedule(scheduler) } else { action = .start }
+        return .ready(ready)
     }
 
     // MARK: Cancelling and finishing requests
