@@ -3,7 +3,8 @@ import ProceduresSupport
 
 /// What a procedure belongs to while it is enqueued: a ``ProcedureQueue`` or a
 /// ``GroupProcedure`` (whose children need no Foundation queue). The procedure asks its owner
-/// for a slot when it is ready (through the owner's scheduler), hands it what it produces,
+/// for a slot when it is ready (through the owner's scheduler), asks it whether that scheduler
+/// may be suspended before checking its conditions, hands it what it produces,
 /// answers it for ``ProcedureQueue/current`` and tells it when it finishes; the wait-for
 /// graph reads its procedures. Nothing else calls the owner.
 protocol ProcedureOwner: AnyObject, Sendable {
