@@ -264,10 +264,10 @@ enum WaitForGraph {
 
     /// A cycle `waits` close whose every wait still holds when read again (a prospective first
     /// wait, about to begin, taken as given), with the wait whose waiter's cancel is to end it
-    /// (`chosen`, if given, when it is of the cycle), found and recorded as ending under `ending`'s lock.
+    /// (the first, if its waiter is `preferred`), found and recorded as ending under `ending`'s lock.
     private static func confirmedCycle(
         closedBy waits: [WaitEdge], unclaimed: Bool = false, prospective: Bool = false, limit: Int,
-        choosing chosen: ((_ cycle: [WaitEdge]) -> WaitEdge?)? = nil
+        preferring preferred: Procedure? = nil
     ) -> (cycle: [WaitEdge], victim: WaitEdge)? {
         ending.withLock { ending in
             // One found while a wait of it ended meanwhile is no deadlock, though the waiter may
@@ -277,7 +277,7 @@ enum WaitForGraph {
                 guard let found else { return nil }
                 let unbegun = prospective && found[0].waiter === waits[0].waiter
                 guard stillHolds(found, unclaimed: unclaimed, prospective: unbegun) else { continue }
-                let victim = chosen?(found) ?? victim(of: found)
+                let victim = found[0].waiter === preferred ? found[0] : victim(of: found)
                 ending.insert(ObjectIdentifier(victim.waiter))
                 return (found, victim)
             }
@@ -335,7 +335,7 @@ enum WaitForGraph {
         guard let start = waits.first?.waiter, mayLeadFurther(waits, unclaimed: unclaimed),
             let (found, victim) = confirmedCycle(
                 closedBy: waits, unclaimed: unclaimed, prospective: prospective, limit: limit,
-                choosing: { prospective && $0[0].waiter === start ? $0[0] : nil })
+                preferring: prospective ? start : nil)
         else { return false }
         let throughStart = found[0].waiter === start
         end(found, victim: victim)
