@@ -27,7 +27,8 @@ extension ProcedureLifecycle {
     }
 
     /// True if its owner's scheduler may be suspended; asked of the owner in place, without
-    /// copying it.
+    /// copying it. Optional chaining on each stage's owner is what keeps it uncopied: binding
+    /// the owner (`if let`, or `map` in a helper shared with ``owner``) retains it.
     @inline(__always) var ownerSchedulerMayBeSuspended: Bool {
         switch stage {
         case .initial: return false

@@ -13,7 +13,8 @@ protocol ProcedureOwner: AnyObject, Sendable {
 
     /// True if its scheduler may be suspended (``ProcedureScheduler/mayBeSuspended``): asked
     /// of a borrowed owner, so that a procedure about to check its conditions copies neither
-    /// the owner nor its scheduler, both shared with the threads running its siblings.
+    /// the owner nor its scheduler, both shared with the threads running its siblings. Each
+    /// owner answers from its stored scheduler: a default reading ``scheduler`` copies it.
     var schedulerMayBeSuspended: Bool { get }
 
     /// Adds an operation that one of the owner's procedures produced (or that a condition
