@@ -68,6 +68,20 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         addChildren(operations)
         group.initialChildCount = group.children.count
         group.adoptingInitialChildren = false
+        group.executeIsBuiltIn = isInstance(levelsBelowGroupProcedure: 0)
+    }
+
+    /// True if the group's class is exactly `levels` subclasses below `GroupProcedure`: asked
+    /// by the initializer of a built-in subclass with its own depth, whether the group is an
+    /// instance of that class itself, not of a subclass. (Superclasses are walked: comparing
+    /// with a generic class's metatype would look its metadata up at every init.)
+    final func isInstance(levelsBelowGroupProcedure levels: Int) -> Bool {
+        var type: AnyClass = Swift.type(of: self)
+        for _ in 0..<levels {
+            guard let superclass = _getSuperclass(type) else { return false }
+            type = superclass
+        }
+        return type == GroupProcedure.self
     }
 
     /// True (the default) if the group finishes when its last child does. A subclass that
@@ -117,7 +131,10 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         }
     }
 
-    func applySuspension() {
+    /// `thread`: see ``ProcedureScheduler/setSuspended(_:decision:handingLoopTo:)``. True if
+    /// the loop this started was handed to it.
+    @discardableResult
+    func applySuspension(handingLoopTo thread: DrainLoopThread? = nil) -> Bool {
         let (decision, suspension) = groupLock.withLock { group.decideSuspension() }
         // The cancellation is read after the decision's number is taken: a cancel, which
         // decides again once it is recorded, either comes later (and decides last) or is seen.
@@ -126,8 +143,12 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         case .resumed: false
         case .suspendedUnlessCancelled: !isCancelled
         }
-        // Resumed children evaluate their conditions (user code) here, holding no lock.
-        for child in scheduler.setSuspended(suspended, decision: decision) { child.beginCheckingConditions() }
+        let (resumed, handed) = scheduler.setSuspended(suspended, decision: decision, handingLoopTo: thread)
+        // Resumed children evaluate their conditions (user code) here, holding no lock: a
+        // loop handed to this thread starts elsewhere first.
+        if handed, !resumed.isEmpty { scheduler.startLoopHandedToThisThread() }
+        for child in resumed { child.beginCheckingConditions() }
+        return handed
     }
 
     // MARK: - Owning children (ProcedureOwner)
@@ -318,9 +339,9 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         ownerScheduler?.holderBeganWaiting()
         // Only observers need the list: most groups have none, and then no array is made.
         let observers = self.observers
-        let initial = groupLock.withLock { () -> ArraySlice<Operation> in
+        let (initial, executeIsBuiltIn) = groupLock.withLock { () -> (ArraySlice<Operation>, Bool) in
             defer { group.initialChildCount = 0 }
-            return observers.isEmpty ? [] : group.children.prefix(group.initialChildCount)
+            return (observers.isEmpty ? [] : group.children.prefix(group.initialChildCount), group.executeIsBuiltIn)
         }
         for child in initial {
             for observer in observers { observer.procedure(self, willAdd: child) }
@@ -331,7 +352,16 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         // something outside the group (one neither ready nor running here) and something
         // waits for the group (its slot, or the group itself).
         let childrenMayWait = unfinished > 0 && unfinished > scheduler.counts.running + scheduler.counts.waiting
-        applySuspension()
+        // Started inside its run on a loop, with only the library's code to run until that run
+        // returns (no observers, its own execute()), the group leaves its first loop to that
+        // thread: the loop takes it as soon as the run returns, and no Dispatch block is spent.
+        let thread = executeIsBuiltIn && observers.isEmpty ? DrainLoopThread.current.loopRunning(self) : nil
+        let handed = applySuspension(handingLoopTo: thread)
+        if handed {
+            // A callback of the group handled on this thread before its run returns (a cancel,
+            // say) is user code: the loop starts elsewhere first.
+            lock.withLock { state.mailbox.oweLoopStart() }
+        }
         for child in initial {
             for observer in observers { observer.procedure(self, didAdd: child) }
         }
@@ -339,7 +369,10 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         // the group checks after execute() returns, so children a subclass adds after calling
         // super.execute() still count.
         if childless { post(.perform { [self] in finishIfDone() }) }
-        if childrenMayWait, mayBeWaitedFor { WaitForGraph.checkWaits(of: self) }
+        if childrenMayWait, mayBeWaitedFor {
+            if handed { scheduler.startLoopHandedToThisThread() }  // a deadlock's report may run user code
+            WaitForGraph.checkWaits(of: self)
+        }
     }
 
     /// A group finishes when its last child does; `finish()` from outside is misuse, unless

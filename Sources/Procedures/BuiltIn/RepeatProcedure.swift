@@ -104,6 +104,8 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
         self.clock = clock
         self.nextFromIterator = next
         super.init()
+        // Not shared yet: no lock needed.
+        group.executeIsBuiltIn = isInstance(levelsBelowGroupProcedure: 1)
     }
 
     // MARK: - Iterations

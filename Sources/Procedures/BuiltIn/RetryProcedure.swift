@@ -96,6 +96,7 @@ open class RetryProcedure<T: Procedure>: RepeatProcedure<T>, @unchecked Sendable
     ) {
         self.retry = retry
         super.init(max: max, wait: wait, clock: clock, next: next)
+        group.executeIsBuiltIn = isInstance(levelsBelowGroupProcedure: 2)  // not shared yet: no lock needed
     }
 
     override func nextPayload(after operation: T?, errors: [any Error]) -> RepeatProcedurePayload<T>? {

@@ -100,6 +100,10 @@ extension Procedure {
             // thread runs it.
             assertNoLibraryLockHeld("execute()")
             CurrentOwner.with(owner) { execute() }
+            let observers = self.observers
+            // A group's first loop left to this thread (see `startChildren`) starts elsewhere
+            // before user code can hold the thread (an observer may have come meanwhile).
+            if recording || !observers.isEmpty { asGroup?.scheduler.startLoopHandedToThisThread() }
             if recording { ProcedureInstrumentation.record(.executed, self) }
             for observer in observers { observer.didExecute(self) }
         }

@@ -92,7 +92,7 @@ open class ProcedureQueue: OperationQueue, ProcedureOwner, @unchecked Sendable {
         get { scheduler.isSuspended }
         set {
             // Resumed condition checks are user code: begun here, holding no lock.
-            for procedure in scheduler.setSuspended(newValue) { procedure.beginCheckingConditions() }
+            for procedure in scheduler.setSuspended(newValue).resumedGates { procedure.beginCheckingConditions() }
         }
     }
 

@@ -21,8 +21,10 @@ import Synchronization
 /// work spreads over as many threads as Dispatch lends, and a procedure that blocks its
 /// thread never keeps the others from starting; a loop hands its thread back after a few
 /// dozen procedures. A procedure made ready, on a loop's thread, by the finish of the procedure
-/// that loop runs is left to that loop (``submitToRunningLoop(_:)``). So most procedures cost
-/// no Dispatch block of their own. While procedures
+/// that loop runs is left to that loop (``submitToRunningLoop(_:)``), and a group that starts
+/// its children inside its run on a loop leaves its own first loop to that thread
+/// (``setSuspended(_:decision:handingLoopTo:)``). So most procedures cost no Dispatch block of
+/// their own. While procedures
 /// stream in, a loop that runs out of work lingers briefly for the next (see `linger`), so
 /// that the submitting thread need not wake another.
 ///
@@ -88,15 +90,26 @@ final class ProcedureScheduler: @unchecked Sendable {
     ///
     /// `decision` orders decisions taken elsewhere under another lock (a group's): one older
     /// than the last applied is ignored, so two threads cannot leave a stale value.
-    func setSuspended(_ newValue: Bool, decision: Int? = nil) -> [Procedure] {
+    ///
+    /// `thread`: the thread of a loop running the group that resumes this scheduler to start
+    /// its children, with no user code to run before that run returns. A loop this resume
+    /// starts is handed to it (`handed`), to run once the group's run returns, instead of
+    /// costing a Dispatch block; the caller owes a loop start before user code runs there
+    /// after all (``startLoopForHandedWork()``).
+    func setSuspended(
+        _ newValue: Bool, decision: Int? = nil, handingLoopTo thread: DrainLoopThread? = nil
+    ) -> (resumedGates: [Procedure], handed: Bool) {
         let (action, gates) = lock.withLock { () -> (SchedulerStateMachine.Action, [Procedure]) in
             let change = machine.setSuspended(newValue, decision: decision, now: Self.now())
             // Under the lock, so that two changes cannot leave the copy stale.
             suspendedFlag.store(machine.isSuspended, ordering: .releasing)
             return (change.action, change.resumedGates)
         }
+        if let thread, case .startLoop(let queue) = action, thread.take(self, on: queue) {
+            return (gates, true)
+        }
         perform(action)
-        return gates
+        return (gates, false)
     }
 
     /// Parks `procedure`'s condition check if the scheduler is suspended (true), to be
@@ -147,6 +160,9 @@ final class ProcedureScheduler: @unchecked Sendable {
     /// How many times one of its drain loops lingered for more work (for tests).
     var lingerCount: Int { lock.withLock { machine.lingerCount } }
 
+    /// How many of its loops began on the thread of the loop that ran its group (for tests).
+    var handedLoopCount: Int { lock.withLock { machine.handedLoopCount } }
+
     /// How many times work arrived while the holder was giving its slot back (for tests).
     var deferredReacquireCount: Int { lock.withLock { machine.deferredReacquireCount } }
 
@@ -187,9 +203,20 @@ final class ProcedureScheduler: @unchecked Sendable {
     }
 
     /// Starts a loop for procedures handed to this thread's loop (``submitToRunningLoop(_:)``)
-    /// if one is needed, before user code that could hold the thread runs.
+    /// if one is needed, and this scheduler's loop if it was handed to this thread, before
+    /// user code that could hold the thread runs.
     func startLoopForHandedWork() {
+        startLoopHandedToThisThread()
         perform(lock.withLock { machine.handedWorkNeedsLoop(now: Self.now()) })
+    }
+
+    /// Starts this scheduler's loop on its queue if it was handed to this thread
+    /// (``setSuspended(_:decision:handingLoopTo:)``), before user code that could hold the
+    /// thread runs.
+    func startLoopHandedToThisThread() {
+        if let handed = DrainLoopThread.current.takeHandedLoop(of: self) {
+            handed.queue.async { [self] in drain(on: handed.queue) }
+        }
     }
 
     /// Runs `work` on the queue this scheduler starts procedures on (for a procedure that
@@ -220,7 +247,7 @@ final class ProcedureScheduler: @unchecked Sendable {
         case .none:
             break
         case .startLoop(let queue):
-            queue.async { [self] in drain() }
+            queue.async { [self] in drain(on: queue) }
         case .pokeLingeringLoop:
             lingerPoke.store(true, ordering: .relaxed)
         case .releaseHolderSlot(let holder):
@@ -242,13 +269,22 @@ final class ProcedureScheduler: @unchecked Sendable {
     }
 
     /// Starts waiting procedures while slots are free, on the thread Dispatch lent it.
-    private func drain() {
+    private func drain(on queue: DispatchQueue) {
         let thread = DrainLoopThread.current
-        thread.loop(of: self) { drainOnThisThread(thread) }
+        thread.loop(of: self, on: queue) { drainOnThisThread(thread) }
     }
 
-    private func drainOnThisThread(_ thread: DrainLoopThread) {
-        var next = lock.withLock { machine.loopStarted(now: Self.now()) }
+    /// Runs the loop a group handed to this thread (see ``setSuspended(_:decision:handingLoopTo:)``),
+    /// now that the group's run has returned to the loop that ran it.
+    @inline(never) private static func runHandedLoop(_ handed: DrainLoopThread.HandedLoop, on thread: DrainLoopThread) {
+        // It does not linger: the loop it runs inside has work of its own to take.
+        thread.loop(of: handed.scheduler, on: handed.queue, handed: true) {
+            handed.scheduler.drainOnThisThread(thread, handed: true)
+        }
+    }
+
+    private func drainOnThisThread(_ thread: DrainLoopThread, handed: Bool = false) {
+        var next = lock.withLock { machine.loopStarted(handed: handed, now: Self.now()) }
         var started = 0
         while true {
             // Consumed, so that the procedure and the helper are moved out, not copied.
@@ -256,10 +292,11 @@ final class ProcedureScheduler: @unchecked Sendable {
             case .run(let procedure, let helper):
                 perform(helper)
                 thread.run(procedure) { procedure.run(scheduledBy: self) }
+                if let handed = thread.takeHandedLoop() { Self.runHandedLoop(handed, on: thread) }
                 started += 1
                 next = lock.withLock { machine.nextStep(startedSoFar: started, now: Self.now()) }
             case .linger:
-                next = linger(startedSoFar: started)
+                next = handed ? lock.withLock { machine.lingerEnded(startedSoFar: started, now: Self.now()) } : linger(startedSoFar: started)
             case .leave:
                 return
             case .handBack(let action):

@@ -114,6 +114,8 @@ struct SchedulerStateMachine {
     private(set) var linger = Linger.quiet
     /// How many times a loop lingered (for tests).
     private(set) var lingerCount = 0
+    /// How many loops began on the thread of the loop that ran the group (for tests).
+    private(set) var handedLoopCount = 0
     /// How many requests for the holder's slot came while it was being given back (for tests).
     private(set) var deferredReacquireCount = 0
 
@@ -274,9 +276,11 @@ struct SchedulerStateMachine {
 
     // MARK: - Drain loops
 
-    /// A drain loop begins, on the thread Dispatch lent it.
-    @inline(__always) mutating func loopStarted(now: @autoclosure () -> UInt64) -> Step {
+    /// A drain loop begins, on the thread Dispatch lent it, or (`handed`) on the thread of the
+    /// loop that ran the group that started it.
+    @inline(__always) mutating func loopStarted(handed: Bool = false, now: @autoclosure () -> UInt64) -> Step {
         pendingLoops -= 1
+        if handed { handedLoopCount += 1 }
         return nextStep(startedSoFar: 0, now: now())
     }
 

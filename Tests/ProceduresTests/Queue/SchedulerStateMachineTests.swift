@@ -29,6 +29,21 @@ final class SchedulerStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.line.count, 0)
     }
 
+    /// A loop that a group left to the thread that ran it is the pending loop starting, as
+    /// one Dispatch starts; only the count for tests tells them apart.
+    func testAHandedLoopIsThePendingLoopStartingAndIsCounted() {
+        var machine = Machine(width: -1, suspended: true)
+        let child = BlockProcedure {}
+        XCTAssertTrue(machine.submit(child, priority: .normal, now: 0).isNone, "suspended")
+        XCTAssertTrue(machine.setSuspended(false, decision: nil, now: 0).action.startsLoop(on: globalQueue))
+        XCTAssertTrue(machine.loopStarted(handed: true, now: 0).runs(child, helperStartsLoop: false))
+        XCTAssertEqual(machine.handedLoopCount, 1)
+        XCTAssertTrue(machine.submit(BlockProcedure {}, priority: .normal, now: 0).startsLoop(on: globalQueue),
+                      "the pending loop was the handed one: another is started for new work")
+        _ = machine.loopStarted(now: 0)
+        XCTAssertEqual(machine.handedLoopCount, 1)
+    }
+
     func testAWiderWidthStartsALoopForWaitingWork() {
         var machine = Machine(width: 1)
         _ = machine.submit(BlockProcedure {}, priority: .normal, now: 0)
