@@ -402,7 +402,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
             return group.unfinishedChildren == 0
         }
         progressChildDidFinish(child)  // Progress/GroupProgress.swift
-        if last { Trampoline.run { self.send(.perform { [self] in finishIfDone() }) } }
+        if last { Trampoline.run(self) { group in group.send(.perform { group.finishIfDone() }) } }
     }
 
     /// Handles a child's finish among the group's callbacks (`countOut(_:errors:)`): for
@@ -411,7 +411,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
     func handleChildFinishAmongCallbacks(_ child: Operation, errors: [any Error]) {
         // Trampolined: the group may finish here, and its parent group with it, and so on;
         // nested inline, deep nesting would grow the stack one level per group.
-        Trampoline.run { self.send(.operationFinished(child, errors: errors)) }
+        Trampoline.run((self, child, errors)) { group, child, errors in group.send(.operationFinished(child, errors: errors)) }
     }
 
     /// A child finished: its errors are kept (unless they echo a cancel) and it is counted out.

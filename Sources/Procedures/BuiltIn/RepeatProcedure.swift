@@ -106,6 +106,8 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
         super.init()
         // Not shared yet: no lock needed.
         group.executeIsBuiltIn = isInstance(levelsBelowGroupProcedure: 1)
+        // Room for two operations at once (a retry's usual), instead of growing at the second.
+        group.children.reserveCapacity(2)
     }
 
     // MARK: - Iterations

@@ -11,7 +11,8 @@ import XCTest
 /// spending a Dispatch block; but only where nothing but the library's code runs on the
 /// thread until then, so that no user code can hold the thread its children wait for.
 final class GroupFirstLoopTests: XCTestCase {
-    private let patience: DispatchTime = .now() + .seconds(10)
+    /// A deadline far enough away that only a hang reaches it.
+    private var patience: DispatchTime { .now() + .seconds(10) }
 
     func testAGroupStartedOnAQueuesLoopRunsItsChildrenOnThatThreadsNextLoop() {
         let queue = ProcedureQueue()
