@@ -40,22 +40,24 @@ final class GroupFirstLoopTests: XCTestCase {
     /// A subclass's `execute()` is user code that may go on after `super.execute()`, and even
     /// wait there for a child: its children get a loop of their own.
     func testASubclassWaitingInExecuteForItsChildStillHasItRun() {
-        let queue = ProcedureQueue()
-        let group = WaitsForItsChildInExecute(until: patience)
-        queue.addOperation(group)
-        queue.waitUntilAllOperationsAreFinished()
-        XCTAssertEqual(group.waited.value, .success)
-        XCTAssertEqual(group.scheduler.handedLoopCount, 0)
+        let wait = ExecuteWait(until: patience)
+        assertTheChildRunsWhileExecuteWaits(WaitsForItsChildInExecute(wait), wait)
     }
 
     /// The same for a subclass of a built-in group (a retry), whichever its depth.
     func testARetrySubclassWaitingInExecuteForItsAttemptStillHasItRun() {
+        let wait = ExecuteWait(until: patience)
+        assertTheChildRunsWhileExecuteWaits(RetryWaitingForItsAttemptInExecute(wait), wait)
+    }
+
+    private func assertTheChildRunsWhileExecuteWaits(
+        _ group: GroupProcedure, _ wait: ExecuteWait, file: StaticString = #filePath, line: UInt = #line
+    ) {
         let queue = ProcedureQueue()
-        let retry = RetryWaitingForItsAttemptInExecute(until: patience)
-        queue.addOperation(retry)
+        queue.addOperation(group)
         queue.waitUntilAllOperationsAreFinished()
-        XCTAssertEqual(retry.waited.value, .success)
-        XCTAssertEqual(retry.scheduler.handedLoopCount, 0)
+        XCTAssertEqual(wait.result.value, .success, file: file, line: line)
+        XCTAssertEqual(group.scheduler.handedLoopCount, 0, file: file, line: line)
     }
 
     /// A did-execute observer runs on the group's thread before its run returns.
@@ -135,44 +137,48 @@ final class GroupFirstLoopTests: XCTestCase {
     }
 }
 
-/// Waits in its own `execute()`, after `super.execute()`, until its child has run.
-private final class WaitsForItsChildInExecute: GroupProcedure, @unchecked Sendable {
-    // @unchecked: its own fields are immutable (a semaphore, a deadline, a locked box).
-    private let ran: DispatchSemaphore
+/// A wait, in a group's own `execute()` after `super.execute()`, for its first child to run.
+private final class ExecuteWait: Sendable {
+    private let ran = DispatchSemaphore(value: 0)
     private let deadline: DispatchTime
-    let waited = LockedBox<DispatchTimeoutResult?>(nil)
+    let result = LockedBox<DispatchTimeoutResult?>(nil)
 
-    init(until deadline: DispatchTime) {
-        let ran = DispatchSemaphore(value: 0)
-        self.ran = ran
-        self.deadline = deadline
-        super.init(operations: [BlockProcedure { ran.signal() }])
-    }
+    init(until deadline: DispatchTime) { self.deadline = deadline }
 
-    override func execute() {
-        super.execute()
-        let result = ran.wait(timeout: deadline)
-        waited.mutate { $0 = result }
+    func childRan() { ran.signal() }
+
+    func waitForTheChild() {
+        let outcome = ran.wait(timeout: deadline)
+        result.mutate { $0 = outcome }
     }
 }
 
-/// Waits in its own `execute()`, after `super.execute()`, until its first attempt has run.
-private final class RetryWaitingForItsAttemptInExecute: RetryProcedure<BlockProcedure>, @unchecked Sendable {
-    // @unchecked: its own fields are immutable (a semaphore, a deadline, a locked box).
-    private let ran: DispatchSemaphore
-    private let deadline: DispatchTime
-    let waited = LockedBox<DispatchTimeoutResult?>(nil)
+private final class WaitsForItsChildInExecute: GroupProcedure, @unchecked Sendable {
+    // @unchecked: its one field is immutable and Sendable.
+    private let executeWait: ExecuteWait
 
-    init(until deadline: DispatchTime) {
-        let ran = DispatchSemaphore(value: 0)
-        self.ran = ran
-        self.deadline = deadline
-        super.init(max: 1, next: { RepeatProcedurePayload(operation: BlockProcedure { ran.signal() }) })
+    init(_ wait: ExecuteWait) {
+        executeWait = wait
+        super.init(operations: [BlockProcedure { wait.childRan() }])
     }
 
     override func execute() {
         super.execute()
-        let result = ran.wait(timeout: deadline)
-        waited.mutate { $0 = result }
+        executeWait.waitForTheChild()
+    }
+}
+
+private final class RetryWaitingForItsAttemptInExecute: RetryProcedure<BlockProcedure>, @unchecked Sendable {
+    // @unchecked: its one field is immutable and Sendable.
+    private let executeWait: ExecuteWait
+
+    init(_ wait: ExecuteWait) {
+        executeWait = wait
+        super.init(max: 1, next: { RepeatProcedurePayload(operation: BlockProcedure { wait.childRan() }) })
+    }
+
+    override func execute() {
+        super.execute()
+        executeWait.waitForTheChild()
     }
 }
