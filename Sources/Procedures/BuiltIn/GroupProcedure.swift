@@ -68,13 +68,17 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         addChildren(operations)
         group.initialChildCount = group.children.count
         group.adoptingInitialChildren = false
-        group.executeIsBuiltIn = isInstance(levelsBelowGroupProcedure: 0)
     }
 
+    /// True if the group's `execute()` is the library's: its class is a built-in one, not a
+    /// subclass (whose `execute()` is user code that may follow the start of its children).
+    /// Each built-in subclass answers with its own depth.
+    var executeIsBuiltIn: Bool { isInstance(levelsBelowGroupProcedure: 0) }
+
     /// True if the group's class is exactly `levels` subclasses below `GroupProcedure`: asked
-    /// by the initializer of a built-in subclass with its own depth, whether the group is an
-    /// instance of that class itself, not of a subclass. (Superclasses are walked: comparing
-    /// with a generic class's metatype would look its metadata up at every init.)
+    /// by a built-in subclass with its own depth, whether the group is an instance of that
+    /// class itself, not of a subclass. (Superclasses are walked: comparing with a generic
+    /// class's metatype would look its metadata up each time.)
     final func isInstance(levelsBelowGroupProcedure levels: Int) -> Bool {
         var type: AnyClass = Swift.type(of: self)
         for _ in 0..<levels {
@@ -339,9 +343,9 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         ownerScheduler?.holderBeganWaiting()
         // Only observers need the list: most groups have none, and then no array is made.
         let observers = self.observers
-        let (initial, executeIsBuiltIn) = groupLock.withLock { () -> (ArraySlice<Operation>, Bool) in
+        let initial = groupLock.withLock { () -> ArraySlice<Operation> in
             defer { group.initialChildCount = 0 }
-            return (observers.isEmpty ? [] : group.children.prefix(group.initialChildCount), group.executeIsBuiltIn)
+            return observers.isEmpty ? [] : group.children.prefix(group.initialChildCount)
         }
         for child in initial {
             for observer in observers { observer.procedure(self, willAdd: child) }
@@ -355,7 +359,7 @@ open class GroupProcedure: Procedure, ProcedureOwner, @unchecked Sendable {
         // Started inside its run on a loop, with only the library's code to run until that run
         // returns (no observers, its own execute()), the group leaves its first loop to that
         // thread: the loop takes it as soon as the run returns, and no Dispatch block is spent.
-        let thread = executeIsBuiltIn && observers.isEmpty ? DrainLoopThread.current.loopRunning(self) : nil
+        let thread = observers.isEmpty && executeIsBuiltIn ? DrainLoopThread.current.loopRunning(self) : nil
         let handed = applySuspension(handingLoopTo: thread)
         if handed {
             // A callback of the group handled on this thread before its run returns (a cancel,

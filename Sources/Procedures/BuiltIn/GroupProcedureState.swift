@@ -45,10 +45,6 @@ extension GroupProcedure {
         var finishCallErrors: [any Error]?
         /// Made on the first echo of a sibling's failure (see GroupProcedure+SiblingEchoes.swift).
         var echoes: SiblingEchoes?
-        /// True if the group's `execute()` is the library's (its class is a built-in one, not
-        /// a subclass): no user code follows the start of its children inside it, so its
-        /// first loop can be left to the thread that runs it (see `startChildren`).
-        var executeIsBuiltIn = false
 
         var hasStarted: Bool {
             if case .pending = phase { return false }

@@ -104,11 +104,12 @@ open class RepeatProcedure<T: Operation>: GroupProcedure, ProgressUnitsSource, @
         self.clock = clock
         self.nextFromIterator = next
         super.init()
-        // Not shared yet: no lock needed.
-        group.executeIsBuiltIn = isInstance(levelsBelowGroupProcedure: 1)
         // Room for two operations at once (a retry's usual), instead of growing at the second.
+        // Not shared yet: no lock needed.
         group.children.reserveCapacity(2)
     }
+
+    override var executeIsBuiltIn: Bool { isInstance(levelsBelowGroupProcedure: 1) }
 
     // MARK: - Iterations
 

@@ -96,8 +96,9 @@ open class RetryProcedure<T: Procedure>: RepeatProcedure<T>, @unchecked Sendable
     ) {
         self.retry = retry
         super.init(max: max, wait: wait, clock: clock, next: next)
-        group.executeIsBuiltIn = isInstance(levelsBelowGroupProcedure: 2)  // not shared yet: no lock needed
     }
+
+    override var executeIsBuiltIn: Bool { isInstance(levelsBelowGroupProcedure: 2) }
 
     override func nextPayload(after operation: T?, errors: [any Error]) -> RepeatProcedurePayload<T>? {
         guard let operation else { return super.nextPayload(after: nil, errors: errors) }

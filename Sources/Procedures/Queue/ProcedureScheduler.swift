@@ -94,8 +94,8 @@ final class ProcedureScheduler: @unchecked Sendable {
     /// `thread`: the thread of a loop running the group that resumes this scheduler to start
     /// its children, with no user code to run before that run returns. A loop this resume
     /// starts is handed to it (`handed`), to run once the group's run returns, instead of
-    /// costing a Dispatch block; the caller owes a loop start before user code runs there
-    /// after all (``startLoopForHandedWork()``).
+    /// costing a Dispatch block; the caller starts it elsewhere before user code runs there
+    /// after all (``startLoopHandedToThisThread()``).
     func setSuspended(
         _ newValue: Bool, decision: Int? = nil, handingLoopTo thread: DrainLoopThread? = nil
     ) -> (resumedGates: [Procedure], handed: Bool) {
