@@ -16,6 +16,10 @@ public final class TrueCondition: Condition, @unchecked Sendable {
     public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
         completion(.satisfied)
     }
+
+    override var answersAtOnce: Bool { true }
+
+    override func immediateResult(for procedure: Procedure) -> ConditionResult { .satisfied }
 }
 
 /// Always fails, with ``ConditionError/alwaysFalse``.
@@ -34,6 +38,10 @@ public final class FalseCondition: Condition, @unchecked Sendable {
     public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
         completion(.failed(ConditionError.alwaysFalse))
     }
+
+    override var answersAtOnce: Bool { true }
+
+    override func immediateResult(for procedure: Procedure) -> ConditionResult { .failed(ConditionError.alwaysFalse) }
 }
 
 /// A condition given as a closure.
@@ -81,11 +89,7 @@ public final class BlockCondition: Condition, @unchecked Sendable {
     public override func evaluate(for procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void) {
         switch body {
         case .check(let block):
-            do {
-                completion(try block() ? .satisfied : .failed(ConditionError.blockReturnedFalse))
-            } catch {
-                completion(.failed(error))
-            }
+            completion(Self.result(of: block))
         case .evaluate(let evaluate):
             evaluate(procedure, completion)
         case .async(let block):
@@ -96,6 +100,25 @@ public final class BlockCondition: Condition, @unchecked Sendable {
                     completion(.failed(error))
                 }
             }
+        }
+    }
+
+    /// The synchronous form answers at once.
+    override var answersAtOnce: Bool {
+        if case .check = body { return true }
+        return false
+    }
+
+    override func immediateResult(for procedure: Procedure) -> ConditionResult {
+        guard case .check(let block) = body else { return super.immediateResult(for: procedure) }
+        return Self.result(of: block)
+    }
+
+    private static func result(of block: @Sendable () throws -> Bool) -> ConditionResult {
+        do {
+            return try block() ? .satisfied : .failed(ConditionError.blockReturnedFalse)
+        } catch {
+            return .failed(error)
         }
     }
 }

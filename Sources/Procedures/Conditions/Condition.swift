@@ -89,6 +89,17 @@ open class Condition: @unchecked Sendable {
         if !categories.isEmpty { list.append(contentsOf: categories) }
     }
 
+    /// True for a condition that answers at once, through ``immediateResult(for:)``, which
+    /// gives what ``evaluate(for:completion:)`` would: the gate then calls that and hands out
+    /// no completion. Only the library's final classes answer so (an override of `evaluate`
+    /// is always called).
+    var answersAtOnce: Bool { false }
+
+    /// The answer of a condition that ``answersAtOnce``.
+    func immediateResult(for procedure: Procedure) -> ConditionResult {
+        preconditionFailure("\(type(of: self)) does not answer at once: evaluate it with a completion")
+    }
+
     /// True for a condition whose ``evaluate(for:completion:)`` always answers `.satisfied` at
     /// once and which no subclass can change (``MutuallyExclusive``): the gate then only checks
     /// its dependency requirements.

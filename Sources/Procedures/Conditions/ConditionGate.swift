@@ -147,6 +147,24 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
                 continue
             }
             guard procedure.lock.withLock({ machine.beginEvaluating(index, cancelled: procedure.state.cancellation != .none) }) else { return }
+            // The last condition satisfied, with no categories to take (the usual case): the
+            // gate opens in the critical section that records the answer.
+            let opensHere = index == conditions.count - 1 && setup.categories.isEmpty
+            if condition.answersAtOnce {
+                let result = condition.immediateResultIfRequirementsMet(for: procedure)
+                let opened = procedure.lock.withLock { () -> ReadyAction? in
+                    machine.answeredAtOnce()
+                    guard opensHere, case .satisfied = result else { return nil }
+                    return procedure.state.lifecycle.gateOpened()
+                }
+                if let opened {
+                    procedure.perform(opened, from: .completion)
+                    return
+                }
+                guard apply(result, of: condition, to: procedure) else { return }
+                index += 1
+                continue
+            }
             if conditions.count == 1 {
                 // The only condition: its answer cannot be mistaken for another's, so the
                 // completion carries just the procedure, which then needs no context allocated.
@@ -158,9 +176,6 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
                     answer(result, index: index, procedure: procedure)
                 }
             }
-            // The last condition satisfied at once, with no categories to take (the usual
-            // case): the gate opens in this same critical section.
-            let opensHere = index == conditions.count - 1 && setup.categories.isEmpty
             let (inline, opened) = procedure.lock.withLock { () -> (ConditionResult?, ReadyAction?) in
                 guard let result = machine.evaluateReturned() else { return (nil, nil) }
                 guard opensHere, case .satisfied = result else { return (result, nil) }

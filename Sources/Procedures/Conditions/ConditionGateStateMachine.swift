@@ -119,6 +119,15 @@ struct ConditionGateStateMachine {
         return result
     }
 
+    /// The condition being evaluated answered at once (``Condition/answersAtOnce``), with no
+    /// completion handed out: the gate goes on from that answer.
+    mutating func answeredAtOnce() {
+        guard case .evaluating(let index, .pending) = state else {
+            preconditionFailure("a condition answered at once while the gate waits for no answer: \(state)")
+        }
+        state = .evaluating(index: index, answer: .received)
+    }
+
     /// What a condition's answer leads to.
     enum AnswerAction: Equatable {
         /// Nothing now: `evaluate` has not returned, and its loop takes the answer.

@@ -52,6 +52,14 @@ extension Condition {
         return nil
     }
 
+    /// ``immediateResult(for:)``, unless its dependencies break its requirements (then it fails
+    /// without being evaluated), for a condition that ``answersAtOnce``.
+    final func immediateResultIfRequirementsMet(for procedure: Procedure) -> ConditionResult {
+        if let unmet = unmetRequirement() { return .failed(unmet) }
+        assertNoLibraryLockHeld("a condition's evaluate(for:completion:)")
+        return immediateResult(for: procedure)
+    }
+
     /// Evaluates the condition unless its dependencies break its requirements, in which case
     /// it fails without being evaluated. The library evaluates conditions through this (a
     /// compound condition its parts too).

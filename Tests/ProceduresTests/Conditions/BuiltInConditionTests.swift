@@ -1,5 +1,6 @@
 import Foundation
 import Procedures
+import Synchronization
 import ProceduresTesting
 import XCTest
 
@@ -30,6 +31,53 @@ final class BuiltInConditionTests: XCTestCase {
         XCTAssertEqual(conditionFailure(of: refused)?.error as? ConditionError, .blockReturnedFalse)
         let thrown = run(with: BlockCondition { throw TestError("thrown") })
         XCTAssertEqual(conditionFailure(of: thrown)?.error as? TestError, TestError("thrown"))
+    }
+
+    func testASynchronousBlockConditionRunsOnceAndIsTheNamedWaitWhileItRuns() {
+        let entered = expectation(description: "the block runs")
+        let release = DispatchSemaphore(value: 0)
+        let calls = Atomic<Int>(0)
+        let condition = BlockCondition {
+            calls.add(1, ordering: .relaxed)
+            entered.fulfill()
+            release.wait()
+            return true
+        }
+        condition.name = "probe"
+        let (procedure, queue) = (TestProcedure(), ProcedureQueue())
+        procedure.addCondition(condition)
+        // The block is evaluated on the thread that adds the procedure, which it holds up.
+        Thread { queue.addOperation(procedure) }.start()
+        wait(for: [entered], timeout: 10)
+        XCTAssertEqual(procedure.waitingReason.map { "\($0)" }, "waiting for condition probe to answer")
+        release.signal()
+        wait(for: procedure, on: queue)
+        XCTAssertTrue(procedure.didExecute)
+        XCTAssertEqual(calls.load(ordering: .relaxed), 1)
+    }
+
+    func testACancelWhileASynchronousBlockConditionRunsStopsTheProcedure() {
+        let entered = expectation(description: "the block runs")
+        let release = DispatchSemaphore(value: 0)
+        let (procedure, queue) = (TestProcedure(), ProcedureQueue())
+        procedure.addCondition(BlockCondition {
+            entered.fulfill()
+            release.wait()
+            return true
+        })
+        let second = Atomic<Bool>(false)
+        procedure.addCondition(BlockCondition {
+            second.store(true, ordering: .relaxed)
+            return true
+        })
+        Thread { queue.addOperation(procedure) }.start()
+        wait(for: [entered], timeout: 10)
+        procedure.cancel()
+        release.signal()
+        wait(for: procedure, on: queue)
+        XCTAssertFalse(procedure.didExecute)
+        XCTAssertTrue(procedure.isCancelled)
+        XCTAssertFalse(second.load(ordering: .relaxed), "the conditions after the one that was running are not evaluated")
     }
 
     func testBlockConditionCompletionFormAnswersFromAnotherThread() {

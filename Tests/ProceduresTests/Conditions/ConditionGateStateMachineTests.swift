@@ -95,6 +95,16 @@ final class ConditionGateStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.answer(.satisfied, index: 0), .duplicate)
     }
 
+    func testAnAnswerGivenAtOnceIsReceivedAndAnyLaterAnswerIsADuplicate() {
+        var machine = Machine()
+        XCTAssertTrue(machine.beginEvaluating(2, cancelled: false))
+        machine.answeredAtOnce()
+        XCTAssertEqual(describe(machine.waiting(claiming: ["disk", "net"])), "condition(2)", "until the next step")
+        XCTAssertEqual(machine.answer(.satisfied, index: 2), .duplicate, "no completion was handed out")
+        XCTAssertTrue(machine.beginEvaluating(3, cancelled: false))
+        XCTAssertEqual(describe(machine.waiting(claiming: ["disk", "net"])), "condition(3)")
+    }
+
     func testAnAnswerAfterEvaluateReturnedResumesTheGateOnce() {
         var machine = Machine()
         _ = machine.beginEvaluating(1, cancelled: false)
