@@ -90,9 +90,9 @@ open class Condition: @unchecked Sendable {
     }
 
     /// True for a condition that answers at once, through ``immediateResult(for:)``, which
-    /// gives what ``evaluate(for:completion:)`` would: the gate then calls that and hands out
-    /// no completion. Only the library's final classes answer so (an override of `evaluate`
-    /// is always called).
+    /// gives what ``evaluate(for:completion:)`` would: it is then asked for that and handed no
+    /// completion. Only the library's final classes answer so (an override of `evaluate` is
+    /// always called), and none of them claims a category.
     var answersAtOnce: Bool { false }
 
     /// The answer of a condition that ``answersAtOnce``.

@@ -8,13 +8,7 @@ extension Procedure {
     public final func addCondition(_ condition: Condition) {
         let accepted = lock.withLock { () -> Bool in
             guard state.lifecycle.addGate() else { return false }
-            if let gate = state.gate {
-                gate.add(condition)
-            } else {
-                let gate = ConditionGate()
-                gate.add(condition)
-                state.gate = gate
-            }
+            state.conditions.add(condition)
             return true
         }
         if !accepted {
@@ -32,7 +26,7 @@ extension Procedure {
 
     /// The conditions added to the procedure, in order.
     public final var conditions: [Condition] {
-        lock.withLock { state.gate?.conditions.array ?? [] }
+        lock.withLock { state.conditions.array }
     }
 
     /// Dependencies finished; conditions and categories come next. Deferred while the queue
@@ -41,19 +35,37 @@ extension Procedure {
     func beginCheckingConditions() {
         // The owner is only asked, not copied: it and its scheduler are shared with the threads
         // running its other procedures, and are copied below only if it may be suspended.
-        let (gate, observers, mayPark) = lock.withLock {
-            (state.gate, state.observers.isEmpty ? nil : state.observers, state.lifecycle.ownerSchedulerMayBeSuspended)
+        let (atOnce, observers, mayPark, cancelled) = lock.withLock {
+            (state.conditions.checkedAtOnce, state.observers.isEmpty ? nil : state.observers,
+             state.lifecycle.ownerSchedulerMayBeSuspended, state.cancellation != .none)
         }
-        guard let gate else { return }
         // A deadline covers the wait for conditions and categories: it starts now. (One that
         // has passed cancels the procedure here; the gate then stops at its first step.)
         for case let observer as any ConditionWaitObserver in observers ?? [] { observer.procedureBeginsWaitingForConditions(self) }
         // A suspension racing with this check is unordered with it anyway: as if it came just after.
         if mayPark, let owner = lock.withLock({ state.owner }), owner.scheduler.parkWhileSuspended(self) {
-            gate.waitForQueueResume(self)
+            lock.withLock { state.conditions.gateForSteps() }?.waitForQueueResume(self)
             return
         }
-        gate.begin(self)
+        if let atOnce {
+            // An observer told may have cancelled it: asked again (nothing is told usually).
+            guard !(observers == nil ? cancelled : lock.withLock { state.cancellation != .none }) else { return }
+            return checkAtOnce(atOnce)
+        }
+        lock.withLock { state.conditions.gateForSteps() }?.begin(self)
+    }
+
+    /// Checks its one condition, which answers at once and waits for nothing first (see
+    /// ``ProcedureConditions``): what the gate's steps would come to, with no gate.
+    private func checkAtOnce(_ condition: Condition) {
+        switch condition.immediateResultIfRequirementsMet(for: self) {
+        case .satisfied:
+            conditionGateDidOpen()
+        case .failed(let error):
+            cancel(withError: ConditionGate.conditionError(error, of: condition))
+        case .ignored:
+            cancel()
+        }
     }
 
     /// The completion of the procedure's only condition was called.
@@ -95,7 +107,11 @@ extension Procedure {
 
     /// What the procedure's conditions wait for, while it waits.
     var conditionGateSummary: String? {
-        let gate = lock.withLock { state.lifecycle.isCheckingGate ? state.gate : nil }
-        return gate?.summary(of: self)
+        let conditions = lock.withLock { state.lifecycle.isCheckingGate ? state.conditions : .none }
+        switch conditions {
+        case .none: return nil
+        case .one(let condition): return "waiting for condition \(condition.name)"  // checked at once
+        case .gate(let gate): return gate.summary(of: self)
+        }
     }
 }

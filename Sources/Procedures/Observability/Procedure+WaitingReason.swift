@@ -29,6 +29,8 @@ extension Procedure {
             case none
             case dependencies
             case gate(ConditionGate)
+            /// Its one condition, which answers at once, is being checked (no gate).
+            case checkedAtOnce(Condition)
             case ready(any ProcedureOwner)
             case executing
             /// Started with a slot, taking back the categories it gave back while it waited for one.
@@ -42,7 +44,13 @@ extension Procedure {
                 // A cancelled procedure stops waiting at once.
                 if state.cancellation != .none { return .none }
                 if waiting.unfinished > 0 { return .dependencies }
-                if waiting.gate == .checking, let gate = state.gate { return .gate(gate) }
+                if waiting.gate == .checking {
+                    switch state.conditions {
+                    case .none: break
+                    case .one(let condition): return .checkedAtOnce(condition)
+                    case .gate(let gate): return .gate(gate)
+                    }
+                }
                 return .none
             case .ready:
                 return state.lifecycle.owner.map(Stage.ready) ?? .none
@@ -64,6 +72,8 @@ extension Procedure {
             return unfinished.isEmpty ? nil : .dependencies(unfinished)
         case .gate(let gate):
             return reason(for: gate)
+        case .checkedAtOnce(let condition):
+            return .condition(name: condition.name)
         case .ready(let owner):
             let (suspended, fullWidth) = owner.scheduler.readyHoldUp
             if suspended { return .suspended(owner: Self.ownerName(owner)) }

@@ -25,8 +25,9 @@ struct ProcedureState: ~Copyable {
     /// The output future, derived from the completion future; held weakly so that, once no
     /// one uses it, it stops counting as a consumer.
     weak var outputFuture: AnyObject?
-    /// The procedure's conditions and exclusivity categories, if it has any.
-    var gate: ConditionGate?
+    /// The procedure's conditions: none, one, or the gate that checks them (and takes the
+    /// categories they claim).
+    var conditions = ProcedureConditions.none
     /// Its own timeout (the first `timeout(after:)`), if it has one.
     var timeout: ProcedureTimeout?
     /// Its number, creation time, group and producer for logs and traces.
@@ -49,5 +50,6 @@ struct ProcedureState: ~Copyable {
     var cancellation: CancellationPhase { lifecycle.cancellation }
     var errors: [any Error] { lifecycle.errors }
     var owner: (any ProcedureOwner)? { lifecycle.owner }
+    var gate: ConditionGate? { conditions.gate }
     var hasBegunFinishing: Bool { lifecycle.hasBegunFinishing }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ProceduresTesting
+import Synchronization
 import XCTest
 
 /// `TimeoutObserver(until:)` is a deadline: it also covers the wait for conditions and
@@ -72,6 +73,21 @@ final class TimeoutDeadlineTests: MisuseRecordingTestCase {
         assertProcedureCancelled(late, withErrors: true)
         XCTAssertTrue(timedOut(late))
         XCTAssertEqual(condition.evaluationCount, 0)
+    }
+
+    func testDeadlineThatPassedBeforeALoneSynchronousConditionWasCheckedCancelsWithoutEvaluatingIt() {
+        let clock = ManualClock()
+        let evaluated = Atomic<Bool>(false)
+        let late = TestProcedure(name: "late")
+        late.addCondition(BlockCondition {
+            evaluated.store(true, ordering: .relaxed)
+            return true
+        })
+        late.addObserver(TimeoutObserver(until: Date().addingTimeInterval(-1), clock: clock))
+        wait(for: late)
+        assertProcedureCancelled(late, withErrors: true)
+        XCTAssertTrue(timedOut(late))
+        XCTAssertFalse(evaluated.load(ordering: .relaxed))
     }
 
     func testByTimeoutDoesNotCountTheWaitForConditions() {

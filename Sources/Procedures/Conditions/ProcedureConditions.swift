@@ -1,0 +1,63 @@
+/// What a procedure keeps of its conditions: none; one condition that may need no gate; or a
+/// ``ConditionGate``. One word, like the gate reference it replaces.
+///
+/// A gate is made when a second condition is added, or when the checks begin and the one
+/// condition needs its steps: it waits for procedures first, claims categories, or answers
+/// through a completion. A lone condition that answers at once (``Condition/answersAtOnce``,
+/// which claims no categories) is checked by the procedure itself
+/// (`Procedure.checkAtOnce(_:)`): there is nothing to wait for, so no steps to keep.
+enum ProcedureConditions {
+    case none
+    case one(Condition)
+    case gate(ConditionGate)
+
+    /// The gate, if one was made.
+    var gate: ConditionGate? {
+        if case .gate(let gate) = self { return gate }
+        return nil
+    }
+
+    /// The conditions, in order.
+    var array: [Condition] {
+        switch self {
+        case .none: return []
+        case .one(let condition): return [condition]
+        case .gate(let gate): return gate.conditions.array
+        }
+    }
+
+    /// Adds a condition; a second one makes the gate.
+    mutating func add(_ condition: Condition) {
+        switch self {
+        case .none:
+            self = .one(condition)
+        case .one(let first):
+            let gate = ConditionGate()
+            gate.add(first)
+            gate.add(condition)
+            self = .gate(gate)
+        case .gate(let gate):
+            gate.add(condition)
+        }
+    }
+
+    /// The one condition, if the procedure checks it itself: it answers at once and waits
+    /// for no procedure first. Nil otherwise (a gate's steps check the conditions).
+    var checkedAtOnce: Condition? {
+        guard case .one(let condition) = self, condition.answersAtOnce, !condition.mayWaitForProcedures else { return nil }
+        return condition
+    }
+
+    /// The gate that checks the conditions, made now for a lone condition.
+    mutating func gateForSteps() -> ConditionGate? {
+        switch self {
+        case .none: return nil
+        case .one(let condition):
+            let gate = ConditionGate()
+            gate.add(condition)
+            self = .gate(gate)
+            return gate
+        case .gate(let gate): return gate
+        }
+    }
+}
