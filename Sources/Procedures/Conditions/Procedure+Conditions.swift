@@ -35,24 +35,31 @@ extension Procedure {
     func beginCheckingConditions() {
         // The owner is only asked, not copied: it and its scheduler are shared with the threads
         // running its other procedures, and are copied below only if it may be suspended.
-        let (atOnce, observers, mayPark, cancelled) = lock.withLock {
-            (state.conditions.checkedAtOnce, state.observers.isEmpty ? nil : state.observers,
-             state.lifecycle.ownerSchedulerMayBeSuspended, state.cancellation != .none)
+        let (atOnce, gate, observers, mayPark, cancelled) = lock.withLock {
+            () -> (Condition?, ConditionGate?, [any ProcedureObserver]?, Bool, Bool) in
+            let mayPark = state.lifecycle.ownerSchedulerMayBeSuspended
+            // One that may be parked gets its gate, which keeps where its checks are.
+            let atOnce = mayPark ? nil : state.conditions.checkedAtOnce
+            let gate = atOnce == nil ? state.conditions.gateForSteps() : nil
+            return (atOnce, gate, state.observers.isEmpty ? nil : state.observers, mayPark, state.cancellation != .none)
         }
         // A deadline covers the wait for conditions and categories: it starts now. (One that
         // has passed cancels the procedure here; the gate then stops at its first step.)
-        for case let observer as any ConditionWaitObserver in observers ?? [] { observer.procedureBeginsWaitingForConditions(self) }
-        // A suspension racing with this check is unordered with it anyway: as if it came just after.
-        if mayPark, let owner = lock.withLock({ state.owner }), owner.scheduler.parkWhileSuspended(self) {
-            lock.withLock { state.conditions.gateForSteps() }?.waitForQueueResume(self)
-            return
+        if atOnce != nil || gate != nil {
+            for case let observer as any ConditionWaitObserver in observers ?? [] { observer.procedureBeginsWaitingForConditions(self) }
         }
         if let atOnce {
             // An observer told may have cancelled it: asked again (nothing is told usually).
             guard !(observers == nil ? cancelled : lock.withLock { state.cancellation != .none }) else { return }
             return checkAtOnce(atOnce)
         }
-        lock.withLock { state.conditions.gateForSteps() }?.begin(self)
+        guard let gate else { return }
+        // A suspension racing with this check is unordered with it anyway: as if it came just after.
+        if mayPark, let owner = lock.withLock({ state.owner }), owner.scheduler.parkWhileSuspended(self) {
+            gate.waitForQueueResume(self)
+            return
+        }
+        gate.begin(self)
     }
 
     /// Checks its one condition, which answers at once and waits for nothing first (see

@@ -1,11 +1,11 @@
-/// What a procedure keeps of its conditions: none; one condition that may need no gate; or a
+/// What a procedure keeps of its conditions: none; one condition that answers at once; or a
 /// ``ConditionGate``. One word, like the gate reference it replaces.
 ///
-/// A gate is made when a second condition is added, or when the checks begin and the one
-/// condition needs its steps: it waits for procedures first, claims categories, or answers
-/// through a completion. A lone condition that answers at once (``Condition/answersAtOnce``,
-/// which claims no categories) is checked by the procedure itself
-/// (`Procedure.checkAtOnce(_:)`): there is nothing to wait for, so no steps to keep.
+/// A lone condition that answers at once (``Condition/answersAtOnce``, which claims no
+/// categories) has nothing to wait for, so no steps to keep: the procedure asks it itself
+/// (`Procedure.checkAtOnce(_:)`). The gate is made as soon as another condition is added, and
+/// when the checks begin if the lone one waits for procedures first or the procedure's queue
+/// may be suspended (a parked check is kept by the gate).
 enum ProcedureConditions {
     case none
     case one(Condition)
@@ -26,10 +26,17 @@ enum ProcedureConditions {
         }
     }
 
-    /// Adds a condition; a second one makes the gate.
+    /// Adds a condition. The gate is made at once for a second condition, or for a first one
+    /// that does not answer at once (so that its checks begin as they always did).
     mutating func add(_ condition: Condition) {
         switch self {
         case .none:
+            guard condition.answersAtOnce else {
+                let gate = ConditionGate()
+                gate.add(condition)
+                self = .gate(gate)
+                return
+            }
             self = .one(condition)
         case .one(let first):
             let gate = ConditionGate()

@@ -79,10 +79,19 @@ final class ProcedureConditionsTests: XCTestCase {
         XCTAssertNotNil(gated.lock.withLock { gated.state.gate }, "a completion is answered through the gate's steps")
     }
 
-    func testTheGateForTheStepsIsMadeOnceForALoneConditionAndKeptAfter() {
+    func testALoneConditionThatDoesNotAnswerAtOnceGetsItsGateWhenAdded() {
+        var conditions = ProcedureConditions.none
+        conditions.add(named("a", BlockCondition { _, completion in completion(.satisfied) }))
+        XCTAssertEqual(describe(conditions), "gate(a)")
+    }
+
+    func testTheGateForTheStepsIsMadeOnceForALoneConditionThatWaitsFirstAndKeptAfter() {
         var conditions = ProcedureConditions.none
         XCTAssertNil(conditions.gateForSteps(), "nothing to check")
-        conditions.add(named("a", BlockCondition { _, completion in completion(.satisfied) }))
+        let waiting = named("a", BlockCondition { true })
+        waiting.addDependency(BlockProcedure {})
+        conditions.add(waiting)
+        XCTAssertEqual(describe(conditions), "one(a)")
         let gate = conditions.gateForSteps()
         XCTAssertEqual(describe(conditions), "gate(a)")
         XCTAssertTrue(conditions.gateForSteps() === gate, "made once")
