@@ -27,7 +27,7 @@ enum ProcedureConditions {
     }
 
     /// Adds a condition. The gate is made at once for a second condition, or for a first one
-    /// that does not answer at once (so that its checks begin as they always did).
+    /// that does not answer at once (its checks need the gate's steps anyway).
     mutating func add(_ condition: Condition) {
         switch self {
         case .none:
