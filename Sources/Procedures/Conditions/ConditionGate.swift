@@ -60,6 +60,13 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
     // call carries the procedure, whose lock guards the gate, and keeps it alive meanwhile.
     override init() {}
 
+    /// A gate that checks `first`, then `second` if given.
+    convenience init(checking first: Condition, then second: Condition? = nil) {
+        self.init()
+        add(first)
+        if let second { add(second) }
+    }
+
     /// "waiting for …", while the gate waits for something.
     func summary(of procedure: Procedure) -> String? {
         switch currentWait(of: procedure).waiting {
@@ -141,7 +148,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
             if condition.isSatisfiedByDefinition {
                 // Nothing to wait for, so no completion to set up (its categories come after).
                 if let unmet = condition.unmetRequirement() {
-                    guard apply(.failed(unmet), of: condition, to: procedure) else { return }
+                    guard Self.apply(.failed(unmet), of: condition, to: procedure) else { return }
                 }
                 index += 1
                 continue
@@ -150,34 +157,30 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
             // The last condition satisfied, with no categories to take (the usual case): the
             // gate opens in the critical section that records the answer.
             let opensHere = index == conditions.count - 1 && setup.categories.isEmpty
-            if condition.answersAtOnce {
-                let result = condition.immediateResultIfRequirementsMet(for: procedure)
-                let opened = procedure.lock.withLock { () -> ReadyAction? in
-                    machine.answeredAtOnce()
-                    guard opensHere, case .satisfied = result else { return nil }
-                    return procedure.state.lifecycle.gateOpened()
-                }
-                if let opened {
-                    procedure.perform(opened, from: .completion)
-                    return
-                }
-                guard apply(result, of: condition, to: procedure) else { return }
-                index += 1
-                continue
-            }
-            if conditions.count == 1 {
-                // The only condition: its answer cannot be mistaken for another's, so the
-                // completion carries just the procedure, which then needs no context allocated.
-                condition.evaluateIfRequirementsMet(for: procedure) { [procedure] result in
-                    procedure.soleConditionAnswered(result)
-                }
-            } else {
-                condition.evaluateIfRequirementsMet(for: procedure) { [self, index] result in
-                    answer(result, index: index, procedure: procedure)
+            // A condition that answers at once is handed no completion.
+            let answeredAtOnce = condition.answersAtOnce ? condition.immediateResultIfRequirementsMet(for: procedure) : nil
+            if answeredAtOnce == nil {
+                if conditions.count == 1 {
+                    // The only condition: its answer cannot be mistaken for another's, so the
+                    // completion carries just the procedure, which then needs no context allocated.
+                    condition.evaluateIfRequirementsMet(for: procedure) { [procedure] result in
+                        procedure.soleConditionAnswered(result)
+                    }
+                } else {
+                    condition.evaluateIfRequirementsMet(for: procedure) { [self, index] result in
+                        answer(result, index: index, procedure: procedure)
+                    }
                 }
             }
             let (inline, opened) = procedure.lock.withLock { () -> (ConditionResult?, ReadyAction?) in
-                guard let result = machine.evaluateReturned() else { return (nil, nil) }
+                let answer: ConditionResult?
+                if let answeredAtOnce {
+                    machine.answeredAtOnce()
+                    answer = answeredAtOnce
+                } else {
+                    answer = machine.evaluateReturned()
+                }
+                guard let result = answer else { return (nil, nil) }
                 guard opensHere, case .satisfied = result else { return (result, nil) }
                 return (result, procedure.state.lifecycle.gateOpened())
             }
@@ -186,7 +189,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
                 return
             }
             guard let result = inline else { return }
-            guard apply(result, of: condition, to: procedure) else { return }
+            guard Self.apply(result, of: condition, to: procedure) else { return }
             index += 1
         }
         acquireCategories(procedure)
@@ -209,7 +212,7 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         case .none: return
         case .resume:
             let condition = conditions[index]
-            guard apply(result, of: condition, to: procedure) else { return }
+            guard Self.apply(result, of: condition, to: procedure) else { return }
             evaluate(procedure, from: index + 1)
         case .duplicate:
             ProcedureMisuse.report(
@@ -219,8 +222,9 @@ final class ConditionGate: ExclusivityRequest, @unchecked Sendable {
         }
     }
 
-    /// True if the evaluation goes on.
-    private func apply(_ result: ConditionResult, of condition: Condition, to procedure: Procedure) -> Bool {
+    /// True if the evaluation goes on; otherwise the procedure is cancelled, with the
+    /// condition's error if it failed.
+    static func apply(_ result: ConditionResult, of condition: Condition, to procedure: Procedure) -> Bool {
         switch result {
         case .satisfied:
             return true

@@ -43,11 +43,10 @@ extension Procedure {
             let gate = atOnce == nil ? state.conditions.gateForSteps() : nil
             return (atOnce, gate, state.observers.isEmpty ? nil : state.observers, mayPark, state.cancellation != .none)
         }
+        guard atOnce != nil || gate != nil else { return }
         // A deadline covers the wait for conditions and categories: it starts now. (One that
         // has passed cancels the procedure here; the gate then stops at its first step.)
-        if atOnce != nil || gate != nil {
-            for case let observer as any ConditionWaitObserver in observers ?? [] { observer.procedureBeginsWaitingForConditions(self) }
-        }
+        for case let observer as any ConditionWaitObserver in observers ?? [] { observer.procedureBeginsWaitingForConditions(self) }
         if let atOnce {
             // An observer told may have cancelled it: asked again (nothing is told usually).
             guard !(observers == nil ? cancelled : lock.withLock { state.cancellation != .none }) else { return }
@@ -65,14 +64,8 @@ extension Procedure {
     /// Checks its one condition, which answers at once and waits for nothing first (see
     /// ``ProcedureConditions``): what the gate's steps would come to, with no gate.
     private func checkAtOnce(_ condition: Condition) {
-        switch condition.immediateResultIfRequirementsMet(for: self) {
-        case .satisfied:
-            conditionGateDidOpen()
-        case .failed(let error):
-            cancel(withError: ConditionGate.conditionError(error, of: condition))
-        case .ignored:
-            cancel()
-        }
+        let result = condition.immediateResultIfRequirementsMet(for: self)
+        if ConditionGate.apply(result, of: condition, to: self) { conditionGateDidOpen() }
     }
 
     /// The completion of the procedure's only condition was called.

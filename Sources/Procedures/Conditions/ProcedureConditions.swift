@@ -30,21 +30,10 @@ enum ProcedureConditions {
     /// that does not answer at once (its checks need the gate's steps anyway).
     mutating func add(_ condition: Condition) {
         switch self {
-        case .none:
-            guard condition.answersAtOnce else {
-                let gate = ConditionGate()
-                gate.add(condition)
-                self = .gate(gate)
-                return
-            }
-            self = .one(condition)
-        case .one(let first):
-            let gate = ConditionGate()
-            gate.add(first)
-            gate.add(condition)
-            self = .gate(gate)
-        case .gate(let gate):
-            gate.add(condition)
+        case .none where condition.answersAtOnce: self = .one(condition)
+        case .none: self = .gate(ConditionGate(checking: condition))
+        case .one(let first): self = .gate(ConditionGate(checking: first, then: condition))
+        case .gate(let gate): gate.add(condition)
         }
     }
 
@@ -60,8 +49,7 @@ enum ProcedureConditions {
         switch self {
         case .none: return nil
         case .one(let condition):
-            let gate = ConditionGate()
-            gate.add(condition)
+            let gate = ConditionGate(checking: condition)
             self = .gate(gate)
             return gate
         case .gate(let gate): return gate
