@@ -8,6 +8,7 @@
 /// may be suspended (a parked check is kept by the gate).
 enum ProcedureConditions {
     case none
+    /// A condition that answers at once (``add(_:)`` puts no other here).
     case one(Condition)
     case gate(ConditionGate)
 
@@ -37,10 +38,11 @@ enum ProcedureConditions {
         }
     }
 
-    /// The one condition, if the procedure checks it itself: it answers at once and waits
-    /// for no procedure first. Nil otherwise (a gate's steps check the conditions).
+    /// The one condition, if the procedure checks it itself: it answers at once (as every
+    /// `.one` does) and waits for no procedure first. Nil otherwise (a gate's steps check the
+    /// conditions).
     var checkedAtOnce: Condition? {
-        guard case .one(let condition) = self, condition.answersAtOnce, !condition.mayWaitForProcedures else { return nil }
+        guard case .one(let condition) = self, !condition.mayWaitForProcedures else { return nil }
         return condition
     }
 
